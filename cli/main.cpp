@@ -1,0 +1,39 @@
+// slipway: the command-line entry point. Parses the subcommand and hands
+// over to the file that implements it (see commands.hpp).
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace slipway::cli;
+  CLI::App app{
+      "slipway - launch a distributed program (a TOML topology of services)\n"
+      "on this machine or on a Slurm cluster.\n",
+      "slipway"};
+  app.set_version_flag("-V,--version", "slipway " SLIPWAY_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'slipway COMMAND --help' for the options of one command.\n"
+             "Topology reference: docs/topology.md");
+
+  CommandContext ctx;
+  register_validate(app, ctx);
+  register_plan(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slipway: error: %s\n", e.what());
+    return 1;
+  }
+  return ctx.exit_code;
+}
