@@ -10,7 +10,7 @@ add_library(slipway_warnings INTERFACE)
 add_library(slipway::warnings ALIAS slipway_warnings)
 target_compile_options(slipway_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-  -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+  -Wcast-align -Wunused -Woverloaded-virtual
   -Wimplicit-fallthrough)
 if(SLIPWAY_WERROR)
   target_compile_options(slipway_warnings INTERFACE -Werror)

@@ -1,0 +1,107 @@
+// Supervisor: the I/O-free decision engine of a launcher. It decides when
+// each task is (re)started, when the program is stopping, and how it ends;
+// the local launcher and the Slurm controller carry its actions out.
+//
+// Contract:
+// - Tasks are given once, in plan order. start() asks to launch each.
+// - Feed it every event: a task's exit (task_exited), a stop request
+//   (stop_requested: a signal, `slipway stop`, or the launcher's own
+//   failure), and the passing of time (tick). Each call returns the
+//   actions to carry out now, in order.
+// - A failed task (non-zero exit or killed) is relaunched with attempt + 1
+//   while attempt < max_retries, after a backoff; exits during a stop are
+//   expected and never retried.
+// - Once every non-daemon task has succeeded, the daemons are stopped and
+//   the program finishes with status 0. When a task's retries run out, or a
+//   stop is requested, every running task gets SIGTERM, then SIGKILL after
+//   the grace period; the program finishes once no task runs.
+// - next_deadline() is the latest time by which tick() must be called.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slipway::launch {
+
+using Clock = std::chrono::steady_clock;
+
+struct SupervisedTaskSpec {
+  std::string name;  // "node.replica"
+  bool daemon = false;
+  int max_retries = 0;
+};
+
+// How a task's process ended (mirrors exec::ExitStatus without the dependency).
+struct TaskExit {
+  bool signaled = false;
+  int code = 0;
+  std::string describe() const;
+  bool success() const { return !signaled && code == 0; }
+};
+
+enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped };
+const char* to_string(TaskState state);
+
+struct Action {
+  enum class Kind { Launch, Signal, Finish } kind;
+  std::size_t task = 0;    // Launch, Signal
+  int attempt = 0;         // Launch
+  int signal = 0;          // Signal
+  int exit_code = 0;       // Finish
+  std::string message;     // Finish (and Launch after a failure: why)
+};
+
+struct SupervisorOptions {
+  std::chrono::milliseconds grace{10000};
+  std::chrono::milliseconds backoff_initial{500};
+  std::chrono::milliseconds backoff_max{10000};
+};
+
+class Supervisor {
+ public:
+  Supervisor(std::vector<SupervisedTaskSpec> tasks, SupervisorOptions options);
+
+  std::vector<Action> start(Clock::time_point now);
+  std::vector<Action> task_exited(std::size_t task, TaskExit exit, Clock::time_point now);
+  // `exit_code` is what the program ends with when nothing failed before:
+  // 0 for `slipway stop`, 128 + signal for a signal to the launcher.
+  std::vector<Action> stop_requested(const std::string& reason, int exit_code,
+                                     Clock::time_point now);
+  std::vector<Action> tick(Clock::time_point now);
+
+  std::optional<Clock::time_point> next_deadline() const;
+  bool finished() const { return phase_ == Phase::Finished; }
+
+  struct TaskView {
+    const SupervisedTaskSpec& spec;
+    TaskState state;
+    int attempt;
+  };
+  TaskView task(std::size_t index) const;
+  std::size_t size() const { return tasks_.size(); }
+
+ private:
+  enum class Phase { Running, StoppingDaemons, Stopping, Finished };
+  struct Task {
+    SupervisedTaskSpec spec;
+    TaskState state = TaskState::Pending;
+    int attempt = 0;
+    Clock::time_point restart_at{};
+  };
+
+  void begin_stop(Phase phase, int exit_code, std::string message, Clock::time_point now,
+                  std::vector<Action>& out);
+  void maybe_finish(std::vector<Action>& out);
+  bool any_running() const;
+
+  std::vector<Task> tasks_;
+  SupervisorOptions options_;
+  Phase phase_ = Phase::Running;
+  int exit_code_ = 0;
+  std::string message_;
+  std::optional<Clock::time_point> kill_at_;
+};
+
+}  // namespace slipway::launch

@@ -1,0 +1,67 @@
+// LinePrefixer: whole-line, prefixed task output (see header).
+#include "slipway/launch/line_prefixer.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace slipway::launch {
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void LinePrefixer::emit(std::string_view line, std::string& terminal_out) {
+  terminal_out += prefix_;
+  terminal_out += line;
+}
+
+void LinePrefixer::feed(std::string_view bytes) {
+  if (log_fd_ >= 0) write_all(log_fd_, bytes);
+  std::string terminal_out;
+  while (!bytes.empty()) {
+    auto newline = bytes.find('\n');
+    if (newline == std::string_view::npos) {
+      std::size_t room = kMaxLine - partial_.size();
+      if (bytes.size() < room) {
+        partial_.append(bytes);
+        break;
+      }
+      partial_.append(bytes.substr(0, room));
+      bytes.remove_prefix(room);
+      partial_ += '\n';
+      emit(partial_, terminal_out);
+      partial_.clear();
+      continue;
+    }
+    if (partial_.empty()) {
+      emit(bytes.substr(0, newline + 1), terminal_out);
+    } else {
+      partial_.append(bytes.substr(0, newline + 1));
+      emit(partial_, terminal_out);
+      partial_.clear();
+    }
+    bytes.remove_prefix(newline + 1);
+  }
+  if (!terminal_out.empty() && terminal_fd_ >= 0) write_all(terminal_fd_, terminal_out);
+}
+
+void LinePrefixer::finish() {
+  if (partial_.empty()) return;
+  partial_ += '\n';
+  if (log_fd_ >= 0) write_all(log_fd_, "\n");
+  std::string terminal_out;
+  emit(partial_, terminal_out);
+  partial_.clear();
+  if (terminal_fd_ >= 0) write_all(terminal_fd_, terminal_out);
+}
+
+}  // namespace slipway::launch

@@ -1,0 +1,78 @@
+// Starting, signalling and reaping child processes for the launch layer.
+//
+// Contract:
+// - spawn() forks and execs argv[0] (searched in PATH when it has no '/')
+//   with exactly `env`, in `workdir` when set. The child is put in its own
+//   process group when `new_process_group` is set, asks the kernel for
+//   `parent_death_signal` when its parent thread dies (0: none), has every
+//   signal unblocked and default dispositions, and gets the given stdin /
+//   stdout / stderr fds (-1 keeps the parent's). Every other fd is closed in
+//   the child. A failure to exec is reported by spawn() as an exception
+//   carrying errno's text, never as a child that exits 127 silently.
+// - Must be called from a thread that lives as long as the child when a
+//   parent death signal is asked for (the kernel ties it to the thread).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slipway::exec {
+
+struct SpawnOptions {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value" entries, the child's whole environment
+  std::string workdir;           // empty: inherit
+  bool new_process_group = true;
+  int parent_death_signal = 0;
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+// Starts the process; returns its pid. Throws std::system_error on failure
+// (fork failure, or the child's chdir/exec failure reported through a pipe).
+pid_t spawn(const SpawnOptions& options);
+
+// How a child ended, as waitpid reports it.
+struct ExitStatus {
+  bool signaled = false;
+  int code = 0;  // exit code, or the signal number when signaled
+
+  // Shell convention: the exit code, or 128 + signal.
+  int shell_code() const { return signaled ? 128 + code : code; }
+  bool success() const { return !signaled && code == 0; }
+  // "exited with status 3" / "killed by signal 9 (Killed)".
+  std::string describe() const;
+  static ExitStatus from_wait_status(int status);
+};
+
+// Non-blocking reap of any child: the pid and its status, or nothing.
+std::optional<std::pair<pid_t, ExitStatus>> try_reap_any();
+
+// Blocking wait for one specific child.
+ExitStatus wait_for(pid_t pid);
+
+// Sends `sig` to the process group `pgid` (ignores ESRCH).
+void signal_group(pid_t pgid, int sig);
+
+// Makes this process a child subreaper: orphaned descendants are
+// reparented to it instead of init, so teardown can find them.
+void become_subreaper();
+
+// Asks for `sig` when the parent dies; returns false when the parent is
+// already gone (the caller should then stop).
+bool die_with_parent(int sig);
+
+// Every live descendant of `root` (children, their children, ...), found
+// through /proc. Used with become_subreaper() to leave no orphan behind.
+std::vector<pid_t> descendants_of(pid_t root);
+
+// Terminates every descendant of this process: SIGTERM to each, then
+// SIGKILL to whatever is left after `grace`; reaps what it can.
+void terminate_descendants(std::chrono::milliseconds grace);
+
+}  // namespace slipway::exec

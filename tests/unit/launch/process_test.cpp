@@ -1,0 +1,97 @@
+// Process control against real processes: exec failures are reported,
+// exit statuses described, descendants found and terminated.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <system_error>
+#include <thread>
+
+#include "slipway/exec/process.hpp"
+
+using namespace slipway::exec;
+using namespace std::chrono_literals;
+
+namespace {
+std::vector<std::string> base_env() { return {"PATH=/usr/bin:/bin"}; }
+}  // namespace
+
+TEST_CASE("spawn runs a command with exactly the given environment") {
+  SpawnOptions o;
+  o.argv = {"sh", "-c", "test \"$ONLY\" = yes && test -z \"$HOME\""};
+  o.env = base_env();
+  o.env.push_back("ONLY=yes");
+  pid_t pid = spawn(o);
+  CHECK(wait_for(pid).success());
+}
+
+TEST_CASE("spawn reports a command that cannot be executed") {
+  SpawnOptions o;
+  o.argv = {"/nonexistent/slipway-test-binary"};
+  o.env = base_env();
+  try {
+    spawn(o);
+    FAIL("spawn should have thrown");
+  } catch (const std::system_error& e) {
+    CHECK(e.code().value() == ENOENT);
+    CHECK_THAT(e.what(), Catch::Contains("/nonexistent/slipway-test-binary"));
+  }
+}
+
+TEST_CASE("spawn reports a missing working directory") {
+  SpawnOptions o;
+  o.argv = {"true"};
+  o.env = base_env();
+  o.workdir = "/nonexistent-dir-slipway";
+  CHECK_THROWS_AS(spawn(o), std::system_error);
+}
+
+TEST_CASE("exit statuses are described like a shell would") {
+  SpawnOptions o;
+  o.env = base_env();
+  o.argv = {"sh", "-c", "exit 3"};
+  auto status = wait_for(spawn(o));
+  CHECK(status.code == 3);
+  CHECK(status.describe() == "exited with status 3");
+  o.argv = {"sh", "-c", "kill -9 $$"};
+  status = wait_for(spawn(o));
+  CHECK(status.signaled);
+  CHECK(status.shell_code() == 137);
+  CHECK_THAT(status.describe(), Catch::StartsWith("killed by signal 9"));
+}
+
+TEST_CASE("a new process group receives group signals") {
+  SpawnOptions o;
+  o.env = base_env();
+  o.argv = {"sleep", "30"};
+  pid_t pid = spawn(o);
+  CHECK(getpgid(pid) == pid);
+  signal_group(pid, SIGTERM);
+  auto status = wait_for(pid);
+  CHECK(status.signaled);
+  CHECK(status.code == SIGTERM);
+}
+
+TEST_CASE("descendants are found through /proc and terminated, orphans included") {
+  // The shell starts a grandchild and exits at once: the grandchild is an
+  // orphan that only a subreaper keeps in our tree.
+  become_subreaper();
+  SpawnOptions o;
+  o.env = base_env();
+  o.argv = {"sh", "-c", "sleep 60 & echo $! ; exit 0"};
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  o.stdout_fd = fds[1];
+  pid_t pid = spawn(o);
+  close(fds[1]);
+  char buf[32] = {};
+  REQUIRE(read(fds[0], buf, sizeof buf - 1) > 0);
+  close(fds[0]);
+  pid_t grandchild = static_cast<pid_t>(std::stol(buf));
+  wait_for(pid);
+  auto found = descendants_of(getpid());
+  CHECK(std::find(found.begin(), found.end(), grandchild) != found.end());
+  terminate_descendants(2000ms);
+  CHECK(kill(grandchild, 0) != 0);
+}

@@ -1,0 +1,148 @@
+// Supervisor decisions: relaunch within max_retries with backoff, program
+// failure when retries run out, daemons stopped at the end, stop requests.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include "slipway/launch/supervisor.hpp"
+
+using namespace slipway::launch;
+using namespace std::chrono_literals;
+using Kind = Action::Kind;
+
+namespace {
+const Clock::time_point t0{};
+TaskExit ok() { return {false, 0}; }
+TaskExit failed(int code = 3) { return {false, code}; }
+TaskExit killed(int sig) { return {true, sig}; }
+
+SupervisorOptions fast() {
+  SupervisorOptions o;
+  o.grace = 1000ms;
+  o.backoff_initial = 100ms;
+  o.backoff_max = 400ms;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("every task is launched at start with attempt 0") {
+  Supervisor s({{"a.0"}, {"b.0", true}}, fast());
+  auto actions = s.start(t0);
+  REQUIRE(actions.size() == 2);
+  CHECK(actions[0].kind == Kind::Launch);
+  CHECK(actions[0].attempt == 0);
+  CHECK(actions[1].task == 1);
+}
+
+TEST_CASE("the program finishes 0 once non-daemons succeed, after stopping daemons") {
+  Supervisor s({{"worker.0"}, {"replay.0", true}}, fast());
+  s.start(t0);
+  auto actions = s.task_exited(0, ok(), t0);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Signal);
+  CHECK(actions[0].task == 1);
+  CHECK(actions[0].signal == SIGTERM);
+  CHECK_FALSE(s.finished());
+  // The daemon dies of the SIGTERM: that is not a failure.
+  actions = s.task_exited(1, killed(SIGTERM), t0 + 10ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 0);
+  CHECK(s.finished());
+}
+
+TEST_CASE("a failed task is relaunched with attempt + 1 after a growing backoff") {
+  SupervisedTaskSpec spec{"learner.1", false, 2};
+  Supervisor s({spec}, fast());
+  s.start(t0);
+  CHECK(s.task_exited(0, failed(), t0).empty());
+  CHECK(s.task(0).state == TaskState::Backoff);
+  REQUIRE(s.next_deadline() == t0 + 100ms);
+  CHECK(s.tick(t0 + 99ms).empty());
+  auto actions = s.tick(t0 + 100ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Launch);
+  CHECK(actions[0].attempt == 1);
+  // Second failure: backoff doubles.
+  s.task_exited(0, killed(SIGSEGV), t0 + 200ms);
+  REQUIRE(s.next_deadline() == t0 + 400ms);
+  actions = s.tick(t0 + 400ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].attempt == 2);
+  // Third success ends the program.
+  actions = s.task_exited(0, ok(), t0 + 500ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 0);
+}
+
+TEST_CASE("backoff is capped") {
+  Supervisor s({{"a.0", false, 10}}, fast());
+  s.start(t0);
+  auto now = t0;
+  for (int i = 0; i < 5; ++i) {
+    s.task_exited(0, failed(), now);
+    auto deadline = *s.next_deadline();
+    CHECK(deadline - now <= 400ms);
+    now = deadline;
+    s.tick(now);
+  }
+}
+
+TEST_CASE("retries exhausted: everything is stopped and the program fails naming the task") {
+  Supervisor s({{"learner.0", false, 1}, {"actor.0"}, {"replay.0", true}}, fast());
+  s.start(t0);
+  s.task_exited(0, failed(7), t0);
+  s.tick(t0 + 100ms);
+  auto actions = s.task_exited(0, failed(7), t0 + 200ms);
+  REQUIRE(actions.size() == 2);
+  CHECK(actions[0].kind == Kind::Signal);
+  CHECK(actions[0].task == 1);
+  CHECK(actions[1].task == 2);
+  CHECK(s.task(0).state == TaskState::Failed);
+  // A survivor ignores SIGTERM: SIGKILL after the grace period.
+  CHECK(s.next_deadline() == t0 + 1200ms);
+  actions = s.tick(t0 + 1200ms);
+  REQUIRE(actions.size() == 2);
+  CHECK(actions[0].signal == SIGKILL);
+  s.task_exited(1, killed(SIGKILL), t0 + 1300ms);
+  actions = s.task_exited(2, killed(SIGKILL), t0 + 1300ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 1);
+  CHECK_THAT(actions[0].message, Catch::Contains("learner.0") && Catch::Contains("status 7") &&
+                                     Catch::Contains("max_retries = 1"));
+}
+
+TEST_CASE("max_retries = 0 fails at the first failure") {
+  Supervisor s({{"a.0"}}, fast());
+  s.start(t0);
+  auto actions = s.task_exited(0, failed(), t0);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 1);
+  CHECK_THAT(actions[0].message, Catch::Contains("no retries allowed"));
+}
+
+TEST_CASE("a stop request ends the program with its exit code; pending restarts are dropped") {
+  Supervisor s({{"a.0", false, 3}, {"b.0"}}, fast());
+  s.start(t0);
+  s.task_exited(0, failed(), t0);  // a.0 waits to restart
+  auto actions = s.stop_requested("interrupted (SIGINT)", 130, t0 + 10ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].task == 1);
+  CHECK(s.tick(t0 + 200ms).empty());  // no relaunch while stopping
+  actions = s.task_exited(1, killed(SIGTERM), t0 + 300ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].exit_code == 130);
+  CHECK(actions[0].message == "interrupted (SIGINT)");
+}
+
+TEST_CASE("a second stop request while stopping changes nothing") {
+  Supervisor s({{"a.0"}}, fast());
+  s.start(t0);
+  s.stop_requested("stop requested by a.0", 0, t0);
+  CHECK(s.stop_requested("interrupted", 130, t0).empty());
+  auto actions = s.task_exited(0, killed(SIGTERM), t0);
+  CHECK(actions.back().exit_code == 0);
+}
