@@ -7,5 +7,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 BUILD_DIR=${SLIPWAY_BUILD_DIR:-build}
 topology=${1:-examples/actor_learner.toml}
-"$BUILD_DIR/cli/slipway" validate "$topology"
-exec "$BUILD_DIR/cli/slipway" plan "$topology"
+"$BUILD_DIR/bin/slipway" validate "$topology"
+exec "$BUILD_DIR/bin/slipway" plan "$topology"

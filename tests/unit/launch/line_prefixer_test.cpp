@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "slipway/launch/line_prefixer.hpp"
+#include "slipway/exec/line_prefixer.hpp"
 
-using slipway::launch::LinePrefixer;
+using slipway::exec::LinePrefixer;
 
 namespace {
 // A pipe whose read end collects what was written.

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace slipway::launch {
+namespace slipway::exec {
 
 class LinePrefixer {
  public:
@@ -38,4 +38,4 @@ class LinePrefixer {
 // false on any other error.
 bool write_all(int fd, std::string_view data);
 
-}  // namespace slipway::launch
+}  // namespace slipway::exec

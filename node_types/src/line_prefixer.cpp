@@ -1,11 +1,11 @@
 // LinePrefixer: whole-line, prefixed task output (see header).
-#include "slipway/launch/line_prefixer.hpp"
+#include "slipway/exec/line_prefixer.hpp"
 
 #include <unistd.h>
 
 #include <cerrno>
 
-namespace slipway::launch {
+namespace slipway::exec {
 
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -64,4 +64,4 @@ void LinePrefixer::finish() {
   if (terminal_fd_ >= 0) write_all(terminal_fd_, terminal_out);
 }
 
-}  // namespace slipway::launch
+}  // namespace slipway::exec
