@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Plain Slurm + PMIx: an Open MPI allreduce over 6 ranks on 3 hosts through
+# `srun --mpi=pmix` (Slurm's own PMIx server) sums 1..6 on every rank.
+#   mpi_allreduce.sh PATH_OF_slipway_mpi_allreduce
+set -euo pipefail
+source "$(dirname "$0")/../../cluster/lib/assert.sh"
+prog=$1
+
+out=$(srun --mpi=pmix -N3 -n6 --ntasks-per-node=2 "$prog" | sort)
+echo "$out"
+
+assert_eq 6 "$(grep -c ' sum=21 ok$' <<<"$out")" "ranks that saw sum 21"
+assert_eq $'0\n1\n2\n3\n4\n5' "$(awk '{print $2}' <<<"$out" | sort -n)" "ranks"
+assert_eq $'2 fn1\n2 fn2\n2 fn3' "$(awk '{print $5}' <<<"$out" | sort | uniq -c | awk '{print $1, $2}')" \
+  "ranks per host"
