@@ -1,0 +1,184 @@
+// Private: the engine's state and the operations its source files share
+// (engine.cpp dispatch, engine_members.cpp, engine_kv.cpp, engine_fence.cpp,
+// engine_events.cpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "slipway/rendezvous/engine.hpp"
+#include "slipway/rendezvous/frame_reader.hpp"
+#include "slipway/rendezvous/sha256.hpp"
+
+namespace slipway::rendezvous {
+
+struct NodeInfo;
+
+// One (node, replica): its latest record, and while alive its connection.
+struct Member {
+  MemberRecord record;
+  NodeInfo* node = nullptr;
+  ConnId conn = 0;
+  std::vector<std::string> task_keys;  // keys it put with Scope::task (some may be stale)
+};
+
+struct NodeInfo {
+  std::string name;
+  std::uint64_t generation = 0;
+  std::uint32_t declared = 0;  // replicas declared; 0 = not declared
+  std::uint32_t alive = 0;
+  std::map<std::uint32_t, Member> replicas;
+  std::vector<std::string> node_keys;  // keys put with Scope::node (some may be stale)
+};
+
+struct Subscription {
+  std::uint8_t kinds = 0;
+  std::string prefix;
+};
+
+struct Conn {
+  enum class Phase { hello, member, observer };
+
+  Conn(ConnId conn_id, std::string peer_name, std::uint32_t max_frame, TimePoint now)
+      : id(conn_id), peer(std::move(peer_name)), reader(max_frame), opened(now), last_seen(now) {}
+
+  ConnId id;
+  std::string peer;
+  wire::FrameReader reader;
+  Phase phase = Phase::hello;
+  wire::Nonce server_nonce{};
+  TimePoint opened;
+  TimePoint last_seen;
+  Member* member = nullptr;  // while phase == member
+  std::vector<std::uint64_t> waits;
+  std::vector<Subscription> subscriptions;
+  bool closed = false;
+
+  // "peer" or "node.replica (peer)" for messages.
+  std::string describe() const;
+};
+
+struct Entry {
+  std::string value;
+  Scope scope = Scope::program;
+  Member* owner = nullptr;        // Scope::task
+  std::uint32_t owner_attempt = 0;
+  NodeInfo* owner_node = nullptr; // Scope::node
+};
+
+struct Waiter {
+  ConnId conn = 0;
+  std::uint32_t request = 0;
+  std::string key;
+  TimePoint deadline;
+};
+
+struct FenceSlot {
+  bool arrived = false;
+  ConnId conn = 0;
+  std::uint32_t request = 0;
+  std::string blob;
+};
+
+struct FenceState {
+  std::string name;
+  std::vector<NodeRange> ranges;     // resolved: every count explicit
+  std::vector<std::uint32_t> offsets; // slot index of each range's first replica
+  std::vector<FenceSlot> slots;
+  std::uint32_t arrived = 0;
+  bool collect = false;
+  std::uint64_t bytes = 0;
+  TimePoint deadline = TimePoint::max();
+
+  // Slot of node.replica, or -1.
+  std::int64_t slot_of(const std::string& node, std::uint32_t replica) const;
+};
+
+struct Engine::State {
+  State(EngineOptions opts, Transport& t);
+
+  EngineOptions options;
+  Transport& transport;
+  HmacKey key;
+  std::chrono::milliseconds heartbeat_budget;
+
+  std::unordered_map<ConnId, Conn> conns;
+  std::vector<ConnId> doomed;  // closed during this call; erased at its end
+  std::unordered_map<std::string, NodeInfo> nodes;
+  std::size_t member_records = 0;
+  std::size_t members_alive = 0;
+
+  std::unordered_map<std::string, Entry> kv;
+  std::uint64_t kv_bytes = 0;
+
+  std::uint64_t next_wait = 1;
+  std::unordered_map<std::uint64_t, Waiter> waiters;
+  std::unordered_map<std::string, std::vector<std::uint64_t>> waiters_by_key;
+  std::set<std::pair<TimePoint, std::uint64_t>> wait_deadlines;
+
+  std::unordered_map<std::string, FenceState> fences;
+  std::set<std::pair<TimePoint, std::string>> fence_deadlines;
+
+  std::unordered_set<ConnId> subscribers;
+  bool stopping = false;
+  std::string stop_reason;
+
+  TimePoint next_scan = TimePoint::min();
+  std::string scratch;  // encoding buffer, reused
+
+  // engine.cpp
+  bool handle_frame(Conn& c, std::span<const std::uint8_t> body, TimePoint now);
+  void handle_request(Conn& c, wire::Message& m, TimePoint now);
+  void reply(Conn& c, std::uint32_t id, Status status, std::string message = {},
+             wire::ReplyBody body = std::monostate{});
+  void close_conn(Conn& c, const std::string& why_failed);
+  void protocol_error(Conn& c, const std::string& what);
+  void reap();
+  void scan(TimePoint now);
+
+  // engine_members.cpp
+  void handle_hello(Conn& c, const wire::Hello& hello);
+  void welcome(Conn& c, Status status, const std::string& message, const wire::Hello& hello,
+               std::uint64_t generation);
+  Status join(Conn& c, const Identity& id, std::string& message, std::uint64_t& generation);
+  void end_member(Member& m, MemberState state, std::int32_t exit_status, const std::string& reason);
+  void handle_leave(Conn& c, const wire::Leave& m);
+  std::vector<MemberRecord> snapshot() const;
+
+  // engine_kv.cpp
+  Status store(Conn* c, const std::string& key, std::string value, Scope scope,
+               std::string& message);
+  void erase_key(const std::string& key);
+  void withdraw_task_keys(Member& m);
+  void withdraw_node_keys(NodeInfo& n);
+  void handle_put(Conn& c, wire::Put& m);
+  void handle_get(Conn& c, const wire::Get& m);
+  void handle_wait(Conn& c, const wire::WaitFor& m, TimePoint now);
+  void handle_cas(Conn& c, wire::CompareAndSwap& m);
+  void handle_add(Conn& c, const wire::Add& m);
+  void handle_erase(Conn& c, const wire::Erase& m);
+  void wake_waiters(const std::string& key, const std::string& value);
+  void drop_waiter(std::uint64_t seq);
+  void expire_waits(TimePoint now);
+
+  // engine_fence.cpp
+  void handle_fence(Conn& c, wire::Fence& m, TimePoint now);
+  bool resolve(const MemberSet& set, std::vector<NodeRange>& out, std::string& message) const;
+  void fail_fence(const std::string& name, Status status, const std::string& message);
+  void complete_fence(FenceState& f);
+  void fail_fences_of(const Member& m);
+  void expire_fences(TimePoint now);
+  void reschedule_fence(FenceState& f);
+
+  // engine_events.cpp
+  void handle_subscribe(Conn& c, const wire::Subscribe& m);
+  void handle_unsubscribe(Conn& c, const wire::Unsubscribe& m);
+  void publish_member(EventKind kind, const MemberRecord& record);
+  void publish_key(const std::string& key, const std::string* value);
+  void publish_stop();
+  void begin_stop(const std::string& reason);
+};
+
+}  // namespace slipway::rendezvous
