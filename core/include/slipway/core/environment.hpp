@@ -1,0 +1,112 @@
+// The environment of a task: the contract variables of DESIGN §3
+// (SLIPWAY_*), each framework's launch variables, UCX settings and GPU
+// binding, as pure functions of the plan, the task and the addresses the
+// launch layer resolved. SLIPWAY_RDZV and SLIPWAY_TOKEN are added by the
+// launch layer, not here.
+//
+// Contract: the launch layer binds every port in Task::ports, publishes it,
+// waits until every address in required_addresses(plan, task) is resolved,
+// then calls task_environment. A function that needs an address missing from
+// ResolvedAddresses throws MissingAddress naming it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "slipway/core/plan.hpp"
+
+namespace slipway::core {
+
+using EnvMap = std::map<std::string, std::string>;
+
+// A listening address: host name or IP, and port.
+struct Endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string to_string() const;  // "host:port", "[v6addr]:port"
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+// One named port of one replica of one node.
+struct AddressRef {
+  std::string node;
+  std::uint32_t replica = 0;
+  std::string port;
+  friend auto operator<=>(const AddressRef&, const AddressRef&) = default;
+};
+
+// For a node, per replica, per port name: where it listens.
+class ResolvedAddresses {
+ public:
+  void set(const AddressRef& ref, Endpoint endpoint);
+  const Endpoint* find(const AddressRef& ref) const;  // nullptr if unresolved
+  // Like find, but throws MissingAddress.
+  const Endpoint& at(const AddressRef& ref) const;
+  std::size_t size() const { return endpoints_.size(); }
+
+ private:
+  std::map<AddressRef, Endpoint> endpoints_;
+};
+
+class MissingAddress : public std::runtime_error {
+ public:
+  explicit MissingAddress(const AddressRef& ref);
+  AddressRef ref;
+};
+
+// A listening port a framework adds to a node. Names are reserved: no user
+// port may take one (see docs/topology.md, "Implicit ports").
+struct ImplicitPort {
+  std::string name;
+  bool first_replica_only = false;  // only replica 0 listens on it
+};
+inline constexpr std::string_view kTorchMasterPort = "torch_master";
+inline constexpr std::string_view kJaxCoordinatorPort = "jax_coordinator";
+inline constexpr std::string_view kHorovodRendezvousPort = "horovod_rendezvous";
+inline constexpr std::string_view kTensorflowServerPort = "tf_server";
+inline constexpr std::string_view kPaddleTrainerPort = "paddle_trainer";
+
+std::vector<ImplicitPort> implicit_ports(const NodeSpec& node);
+// Every implicit port name any framework may add (the reserved names).
+const std::vector<std::string_view>& reserved_port_names();
+
+// The tensorflow nodes that make up TF_CONFIG's cluster (all but "evaluator").
+std::vector<const NodeSpec*> tensorflow_cluster_nodes(const Plan& plan);
+
+// The variables a framework sets (user `env` may not set them).
+const std::vector<std::string_view>& framework_variables(Framework framework);
+
+// Every address the task needs before its command starts: its own ports, every
+// user port of every replica of each node it handles, and its framework's
+// needs (e.g. replica 0's torch_master port). Sorted, no duplicates.
+std::vector<AddressRef> required_addresses(const Plan& plan, const Task& task);
+
+// SLIPWAY_PROGRAM, _NODE, _REPLICA, _REPLICAS, _ATTEMPT, SLIPWAY_PORT_<PORT>
+// and SLIPWAY_ADDR_<NODE>_<PORT>.
+EnvMap contract_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses);
+
+// The variables of the task's node's framework (empty for none and mpi).
+EnvMap framework_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses);
+
+// CUDA_VISIBLE_DEVICES from the task's GPU indices (empty string when it has
+// none) when the launcher owns GPU binding; nothing otherwise.
+EnvMap gpu_environment(const Task& task, bool launcher_binds_gpus);
+
+// UCX_TLS / UCX_NET_DEVICES / UCX_RNDV_THRESH from the node's [ucx] table.
+EnvMap ucx_environment(const NodeSpec& node);
+
+struct TaskEnvironmentOptions {
+  bool launcher_binds_gpus = true;
+};
+
+// The whole environment slipway adds for a task: the node's `env`, then UCX,
+// contract, framework and GPU variables (validation keeps these disjoint).
+EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses,
+                        const TaskEnvironmentOptions& options = {});
+
+}  // namespace slipway::core

@@ -1,0 +1,125 @@
+// The program model: a validated topology (program, nodes and their keys),
+// and the functions that read it from TOML. docs/topology.md documents every
+// key, its type, default and validation rule.
+//
+// Contract: load_topology / parse_topology either return a Program that has
+// passed every validation rule, or every problem found, each located at the
+// offending key or value (never a partial Program). Nodes keep the order of
+// the file. Every value keeps the location it was written at (a value taken
+// from [defaults] keeps the location in [defaults]).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "slipway/core/diagnostic.hpp"
+
+namespace slipway::core {
+
+enum class Framework { none, torch, tensorflow, jax, horovod, paddle, mpi };
+enum class NodeType { exec, courier };
+
+std::string_view to_string(Framework f);
+std::optional<Framework> framework_from_string(std::string_view s);
+std::string_view to_string(NodeType t);
+std::optional<NodeType> node_type_from_string(std::string_view s);
+
+// `replicas = 3` is {3, 3}; `replicas = "2:8"` is elastic {2, 8}.
+struct ReplicaRange {
+  std::uint32_t min = 1;
+  std::uint32_t max = 1;
+  bool elastic() const { return min != max; }
+  friend bool operator==(const ReplicaRange&, const ReplicaRange&) = default;
+};
+
+// The [node.X.ucx] table, passed to the task as UCX_* variables.
+struct UcxSettings {
+  std::optional<std::string> tls;          // UCX_TLS
+  std::optional<std::string> net_devices;  // UCX_NET_DEVICES
+  std::optional<std::string> rndv_thresh;  // UCX_RNDV_THRESH
+  bool empty() const { return !tls && !net_devices && !rndv_thresh; }
+  friend bool operator==(const UcxSettings&, const UcxSettings&) = default;
+};
+
+struct EnvVar {
+  Located<std::string> name;
+  Located<std::string> value;
+};
+
+// One [node.NAME] table with [defaults] applied. Quantities that are "not
+// requested" are 0 (mem_mb, time_minutes, hosts) or empty (strings).
+struct NodeSpec {
+  Located<std::string> name;                    // at the key NAME of [node.NAME]
+  Located<NodeType> type{NodeType::exec};
+  Located<std::vector<std::string>> command;    // argv, never empty once valid
+  Located<std::vector<std::string>> wrapper;    // argv put before the command
+  Located<ReplicaRange> replicas;
+  Located<std::uint32_t> cpus{1};               // per replica
+  Located<std::uint32_t> gpus{0};               // per replica
+  Located<std::uint64_t> mem_mb{0};             // per replica, MiB; 0 = not requested
+  Located<Framework> framework{Framework::none};
+  std::vector<Located<std::string>> handles;    // node names, file order
+  std::vector<Located<std::string>> ports;      // user-declared port names
+  std::vector<EnvVar> env;                      // file order; [defaults] merged in
+  Located<std::string> workdir;                 // absolute once loaded
+  Located<bool> daemon{false};
+  Located<std::uint32_t> max_retries{0};        // program default when unset
+  Located<std::string> colocate;                // group name; empty = none
+  Located<std::uint32_t> hosts{0};              // key `nodes`: hosts to spread over; 0 = any
+  // Slurm placement, passed through to the step (empty = not set).
+  Located<std::string> partition;
+  Located<std::string> constraint;
+  Located<std::string> account;
+  Located<std::string> qos;
+  Located<std::uint32_t> time_minutes{0};       // key `time`; 0 = no limit set
+  Located<UcxSettings> ucx;
+
+  bool handles_node(std::string_view other) const;
+};
+
+struct Program {
+  Located<std::string> name;
+  Located<std::uint32_t> max_retries{0};
+  std::string source_file;   // as given to load/parse
+  std::string base_dir;      // absolute directory of source_file (relative workdirs)
+  std::vector<NodeSpec> nodes;
+
+  const NodeSpec* find_node(std::string_view name) const;
+};
+
+struct TopologyResult {
+  std::optional<Program> program;     // set iff diagnostics is empty
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return program.has_value(); }
+};
+
+// Reads and validates a topology file. A file that cannot be read gives one
+// diagnostic with an unknown location ("FILE: cannot open: reason").
+TopologyResult load_topology(const std::string& path);
+
+// Parses and validates topology text; `filename` names it in diagnostics and
+// its directory anchors relative `workdir`s (it need not exist).
+TopologyResult parse_topology(std::string_view text, const std::string& filename);
+
+// The keys the parser knows in one table: "" (top level), "program",
+// "defaults", "node", "ucx". Used by the docs check and for suggestions.
+const std::vector<std::string_view>& topology_keys(std::string_view table);
+
+// Upper-cases and turns '-' and '.' into '_' (node and port names in
+// SLIPWAY_ADDR_<NODE>_<PORT>, SLIPWAY_PORT_<PORT>).
+std::string env_name_part(std::string_view name);
+
+// Splits a command line like a POSIX shell (quotes, backslashes, no
+// expansion). On malformed input returns std::nullopt and sets `error`.
+std::optional<std::vector<std::string>> split_shell_words(std::string_view line,
+                                                          std::string* error = nullptr);
+
+// Number of tasks a program has at its minimum size (sum of replicas.min).
+std::uint64_t minimum_task_count(const Program& program);
+
+}  // namespace slipway::core

@@ -1,0 +1,23 @@
+// Reading one node-like table ([node.NAME] or [defaults]) into a NodeSpec:
+// one handler per key, each checking its value's type and range.
+#pragma once
+
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "reader.hpp"
+#include "slipway/core/topology.hpp"
+
+namespace slipway::core {
+
+// Keys that only make sense for one node and so are refused in [defaults].
+bool allowed_in_defaults(std::string_view key);
+
+// Applies every key of `table` to `spec`. `where_text` names the table in
+// messages ("in node 'learner'", "in [defaults]"). `env` entries merge by
+// variable name; every other key replaces the value already in `spec`.
+void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
+                     std::string_view where_text, bool is_defaults);
+
+}  // namespace slipway::core

@@ -1,0 +1,62 @@
+// The contract environment of DESIGN §3, GPU and UCX variables, and the
+// whole environment of a task (environment.hpp).
+#include "slipway/core/environment.hpp"
+
+namespace slipway::core {
+
+EnvMap contract_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses) {
+  EnvMap env{{"SLIPWAY_PROGRAM", plan.program.name.value},
+             {"SLIPWAY_NODE", task.node},
+             {"SLIPWAY_REPLICA", std::to_string(task.replica)},
+             {"SLIPWAY_REPLICAS", std::to_string(task.replicas)},
+             {"SLIPWAY_ATTEMPT", std::to_string(task.attempt)}};
+  for (const std::string& port : task.ports) {
+    env["SLIPWAY_PORT_" + env_name_part(port)] =
+        std::to_string(addresses.at({task.node, task.replica, port}).port);
+  }
+  for (const auto& handle : plan.node(task).handles) {
+    const NodeSpec* target = plan.program.find_node(handle.value);
+    if (target == nullptr) continue;
+    const auto replicas = plan.tasks_of(target->name.value);
+    for (const auto& port : target->ports) {
+      std::string list;
+      for (const Task* r : replicas) {
+        if (!list.empty()) list += ",";
+        list += addresses.at({target->name.value, r->replica, port.value}).to_string();
+      }
+      env["SLIPWAY_ADDR_" + env_name_part(target->name.value) + "_" + env_name_part(port.value)] = list;
+    }
+  }
+  return env;
+}
+
+EnvMap gpu_environment(const Task& task, bool launcher_binds_gpus) {
+  if (!launcher_binds_gpus) return {};
+  std::string devices;
+  for (std::uint32_t g : task.gpus) devices += (devices.empty() ? "" : ",") + std::to_string(g);
+  return {{"CUDA_VISIBLE_DEVICES", devices}};
+}
+
+EnvMap ucx_environment(const NodeSpec& node) {
+  EnvMap env;
+  const UcxSettings& ucx = node.ucx.value;
+  if (ucx.tls) env["UCX_TLS"] = *ucx.tls;
+  if (ucx.net_devices) env["UCX_NET_DEVICES"] = *ucx.net_devices;
+  if (ucx.rndv_thresh) env["UCX_RNDV_THRESH"] = *ucx.rndv_thresh;
+  return env;
+}
+
+EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses,
+                        const TaskEnvironmentOptions& options) {
+  const NodeSpec& node = plan.node(task);
+  EnvMap env;
+  for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
+  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, addresses),
+                              framework_environment(plan, task, addresses),
+                              gpu_environment(task, options.launcher_binds_gpus)}) {
+    for (const auto& [name, value] : layer) env[name] = value;
+  }
+  return env;
+}
+
+}  // namespace slipway::core
