@@ -1,0 +1,28 @@
+// Launch units: what a launcher starts as one process (one slipway-exec).
+// A task on its own is a unit; the tasks of one colocate group with the
+// same replica index share a unit (Launchpad's colocation).
+//
+// Contract: units come in plan order (the order of each unit's first
+// task); a unit is a daemon only when all its tasks are; its retry budget
+// is the smallest of its tasks' nodes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "slipway/core/plan.hpp"
+
+namespace slipway::launch {
+
+struct LaunchUnit {
+  std::vector<std::uint32_t> tasks;  // indices in Plan::tasks
+  std::string name;                  // "learner.0", or "learner.0+replay.0"
+  bool daemon = false;
+  int max_retries = 0;
+  std::uint32_t host = 0;
+};
+
+std::vector<LaunchUnit> launch_units(const core::Plan& plan);
+
+}  // namespace slipway::launch

@@ -1,0 +1,34 @@
+// The embedded local launcher behind `slipway run`: runs a whole program on
+// this machine, with no Slurm.
+//
+// Contract: validates and plans the topology (problems go to stderr as
+// FILE:LINE:COL lines; returns 2, nothing started), creates a run directory
+// (printed on stderr), runs the rendezvous in-process, starts every task
+// (one slipway-exec per task, or per colocated group replica), supervises
+// them (supervisor.hpp: retries with backoff, daemons stopped at the end),
+// and returns 0 only when every non-daemon task succeeded. SIGINT/SIGTERM/
+// SIGHUP stop the program in order (SIGTERM, then SIGKILL after the grace
+// period; a second signal kills at once); when the launcher itself is
+// killed, every task dies with it (parent-death signals, subreaping).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "slipway/core/plan.hpp"
+
+namespace slipway::launch {
+
+struct LocalRunOptions {
+  std::string topology_path;
+  core::LocalAllocationOptions allocation;
+  std::string run_root;      // empty: default_run_root()
+  std::string exec_path;     // the slipway-exec binary
+  std::chrono::milliseconds grace{10000};
+  std::chrono::milliseconds wire_timeout{300000};
+  bool verbose = false;
+};
+
+int run_local(const LocalRunOptions& options);
+
+}  // namespace slipway::launch

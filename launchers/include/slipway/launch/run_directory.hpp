@@ -1,0 +1,55 @@
+// The run directory of one program run: where the plan, the task logs and
+// the rendezvous contact (for `slipway status` and `slipway stop`) live.
+//
+// Layout (docs/local.md):
+//   ROOT/PROGRAM-YYYYmmdd-HHMMSS-PID/plan.json
+//                                    logs/NODE.REPLICA.log
+//                                    rendezvous   endpoint and secret, mode 0600
+//                                    exit         the program's exit status, once done
+//   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
+// ROOT is $SLIPWAY_RUN_ROOT, else $HOME/.slipway/runs, else
+// /tmp/slipway-UID/runs.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace slipway::launch {
+
+std::string default_run_root();
+
+struct RendezvousContact {
+  std::string endpoint;
+  std::string token;
+  long launcher_pid = 0;
+};
+
+class RunDirectory {
+ public:
+  // Creates a fresh run directory for `program` under `root` and points the
+  // latest links at it. Throws std::runtime_error saying what failed.
+  static RunDirectory create(const std::string& root, const std::string& program);
+
+  const std::string& path() const { return path_; }
+  std::string plan_path() const { return path_ + "/plan.json"; }
+  std::string logs_path() const { return path_ + "/logs"; }
+
+  void write_file(const std::string& name, const std::string& content, int mode = 0644) const;
+  void write_contact(const RendezvousContact& contact) const;
+  void write_exit(int exit_code) const;
+
+ private:
+  explicit RunDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// Finds a run directory from what the user typed: a run directory path, a
+// program name (its newest run), or nothing (the newest run of any program).
+// Returns nothing when there is none; `error` says where it looked.
+std::optional<std::string> find_run_directory(const std::string& root, const std::string& which,
+                                              std::string* error);
+
+// Reads ROOT/.../rendezvous; nothing when absent or malformed.
+std::optional<RendezvousContact> read_contact(const std::string& run_directory);
+
+}  // namespace slipway::launch

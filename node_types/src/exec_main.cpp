@@ -1,0 +1,58 @@
+// slipway-exec: the task agent's command line. The launchers start it;
+// users normally never type it (docs/exec.md).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "slipway/core/plan_json.hpp"
+#include "slipway/exec/rendezvous_wiring.hpp"
+#include "slipway/exec/task_agent.hpp"
+
+int main(int argc, char** argv) {
+  using namespace slipway;
+  exec::block_agent_signals();  // before any thread exists
+
+  CLI::App app{"slipway-exec - run one task of a slipway program (started by the launcher)",
+               "slipway-exec"};
+  std::string plan_path;
+  exec::AgentOptions options;
+  long long grace_ms = 5000;
+  long long wire_timeout_ms = 300000;
+  app.add_option("--plan", plan_path, "The program's plan (plan.json from the run directory)")
+      ->required();
+  app.add_option("--task", options.tasks, "NODE.REPLICA to run; repeat for colocated tasks")
+      ->required();
+  app.add_option("--attempt", options.attempt, "Resubmission count, 0 on first launch");
+  app.add_option("--log-dir", options.log_dir, "Append each task's output to DIR/NODE.REPLICA.log");
+  app.add_option("--grace-ms", grace_ms, "Time between SIGTERM and SIGKILL when stopping");
+  app.add_option("--wire-timeout-ms", wire_timeout_ms,
+                 "How long to wait for peers' addresses (env SLIPWAY_WIRE_TIMEOUT, seconds, wins)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
+    wire_timeout_ms = std::atoll(seconds) * 1000;
+  }
+  options.grace = std::chrono::milliseconds(grace_ms);
+  options.wire_timeout = std::chrono::milliseconds(wire_timeout_ms);
+
+  core::Plan plan;
+  try {
+    plan = core::read_plan_file(plan_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slipway-exec: %s\n", e.what());
+    return 1;
+  }
+  exec::WiringFactory wiring;
+  try {
+    wiring = exec::rendezvous_wiring_from_environment(options.attempt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slipway-exec: %s\n", e.what());
+    return 1;
+  }
+  return exec::run_agent(plan, options, wiring);
+}

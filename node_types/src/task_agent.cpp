@@ -1,0 +1,391 @@
+// The task agent: binds, publishes and resolves a task's addresses, then
+// runs and watches its command (see task_agent.hpp for the contract).
+#include "slipway/exec/task_agent.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <stdexcept>
+
+#include "agent_environment.hpp"
+#include "slipway/exec/held_port.hpp"
+#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/process.hpp"
+#include "slipway/exec/unique_fd.hpp"
+
+extern char** environ;
+
+namespace slipway::exec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+bool is_terminating(int sig) {
+  return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+sigset_t agent_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  for (int sig : kForwardedSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// Reports a problem of one task on stderr, behind its name.
+void report(const std::string& task, const std::string& message) {
+  std::string line = task + ": slipway-exec: " + message + "\n";
+  write_all(STDERR_FILENO, line);
+}
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+std::string describe(const core::AddressRef& ref) {
+  return ref.node + "." + std::to_string(ref.replica) + " port '" + ref.port + "'";
+}
+
+// One task: its plan entry, wiring, held ports and, once started, command.
+struct AgentTask {
+  const core::Task* task = nullptr;
+  std::unique_ptr<Wiring> wiring;
+  std::vector<HeldPort> ports;
+  core::ResolvedAddresses addresses;
+  pid_t pid = -1;
+  std::optional<ExitStatus> status;
+  UniqueFd out, err, log;
+  std::unique_ptr<LinePrefixer> out_lines, err_lines;
+};
+
+class Agent {
+ public:
+  Agent(const core::Plan& plan, const AgentOptions& options)
+      : plan_(plan), options_(options), host_(this_host_name()) {}
+
+  int run(const WiringFactory& make_wiring);
+
+ private:
+  void prepare(AgentTask& t, const WiringFactory& make_wiring);
+  // Waits for every required address; returns false when interrupted.
+  bool resolve(AgentTask& t);
+  void start(AgentTask& t);
+  void supervise();
+  void handle_signals();
+  void stop_commands(int sig);
+  void pump(UniqueFd& fd, LinePrefixer& lines);
+  int finish();
+  // Checks for a terminating signal or a program stop without blocking.
+  bool interrupted();
+
+  const core::Plan& plan_;
+  const AgentOptions& options_;
+  std::string host_;
+  std::vector<AgentTask> tasks_;
+  UniqueFd signals_;
+  UniqueFd stop_event_;
+  int stop_signal_ = 0;
+  std::optional<Clock::time_point> kill_at_;
+};
+
+const core::Task& find_task(const core::Plan& plan, const std::string& name) {
+  auto dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
+    throw std::runtime_error("bad task name '" + name + "' (expected NODE.REPLICA)");
+  }
+  std::string node = name.substr(0, dot);
+  char* end = nullptr;
+  unsigned long replica = std::strtoul(name.c_str() + dot + 1, &end, 10);
+  const core::Task* task =
+      *end == '\0' ? plan.find_task(node, static_cast<std::uint32_t>(replica)) : nullptr;
+  if (!task) throw std::runtime_error("the plan has no task '" + name + "'");
+  return *task;
+}
+
+void Agent::prepare(AgentTask& t, const WiringFactory& make_wiring) {
+  const core::Host& host = plan_.host(*t.task);
+  std::string advertised = host.address.empty() ? host_ : host.address;
+  t.wiring = make_wiring(*t.task);
+  t.wiring->on_stop([fd = stop_event_.get()](const std::string&) {
+    std::uint64_t one = 1;
+    ssize_t ignored = ::write(fd, &one, sizeof one);
+    (void)ignored;
+  });
+  for (const auto& port_name : t.task->ports) {
+    t.ports.push_back(HeldPort::acquire(port_name));
+    core::AddressRef ref{t.task->node, t.task->replica, port_name};
+    core::Endpoint endpoint{advertised, t.ports.back().port()};
+    t.addresses.set(ref, endpoint);
+    t.wiring->publish(ref, endpoint);
+  }
+}
+
+bool Agent::interrupted() {
+  pollfd fds[2] = {{signals_.get(), POLLIN, 0}, {stop_event_.get(), POLLIN, 0}};
+  if (poll(fds, 2, 0) <= 0) return false;
+  if (fds[1].revents & POLLIN) {
+    stop_signal_ = SIGTERM;
+    return true;
+  }
+  signalfd_siginfo info{};
+  while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    if (is_terminating(static_cast<int>(info.ssi_signo))) {
+      stop_signal_ = static_cast<int>(info.ssi_signo);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Agent::resolve(AgentTask& t) {
+  const auto deadline = Clock::now() + options_.wire_timeout;
+  std::vector<core::AddressRef> missing;
+  for (const auto& ref : core::required_addresses(plan_, *t.task)) {
+    if (!t.addresses.find(ref)) missing.push_back(ref);
+  }
+  std::size_t next = 0;
+  while (next < missing.size()) {
+    auto now = Clock::now();
+    if (now >= deadline) {
+      std::string what;
+      for (std::size_t i = next; i < missing.size(); ++i) {
+        if (!t.wiring->wait_for(missing[i], milliseconds(0))) {
+          what += (what.empty() ? "" : ", ") + describe(missing[i]);
+        }
+      }
+      throw std::runtime_error(
+          "timed out after " + std::to_string(options_.wire_timeout.count() / 1000) +
+          " s waiting for the address of " + what +
+          "; check that those tasks started (see their logs), or raise the wait with "
+          "SLIPWAY_WIRE_TIMEOUT=SECONDS");
+    }
+    auto slice = std::min<milliseconds>(
+        milliseconds(200), std::chrono::duration_cast<milliseconds>(deadline - now));
+    if (auto endpoint = t.wiring->wait_for(missing[next], slice)) {
+      t.addresses.set(missing[next], *endpoint);
+      ++next;
+    } else if (interrupted()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Agent::start(AgentTask& t) {
+  const core::NodeSpec& node = plan_.node(*t.task);
+  std::vector<std::string> env = inherited_environment(environ);
+  core::TaskEnvironmentOptions env_options;
+  env_options.launcher_binds_gpus = options_.launcher_binds_gpus;
+  auto added = core::task_environment(plan_, *t.task, t.addresses, env_options);
+  added["SLIPWAY_ATTEMPT"] = std::to_string(options_.attempt);
+  merge_environment(env, added);
+
+  const std::string name = t.task->name();
+  if (!options_.log_dir.empty()) {
+    std::string path = options_.log_dir + "/" + name + ".log";
+    t.log.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (t.log) {
+      std::time_t now = std::time(nullptr);
+      char when[64];
+      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+      write_all(t.log.get(), "=== slipway: " + name + " attempt " +
+                                 std::to_string(options_.attempt) + " on " + host_ + " at " +
+                                 when + " ===\n");
+    }
+  }
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("cannot create output pipes: ") + std::strerror(errno));
+  }
+  UniqueFd out_write(out_pipe[1]), err_write(err_pipe[1]);
+  t.out.reset(out_pipe[0]);
+  t.err.reset(err_pipe[0]);
+  t.out_lines = std::make_unique<LinePrefixer>(name + ": ", STDOUT_FILENO, t.log.get());
+  t.err_lines = std::make_unique<LinePrefixer>(name + ": ", STDERR_FILENO, t.log.get());
+
+  SpawnOptions spawn_options;
+  spawn_options.argv = *node.wrapper;
+  spawn_options.argv.insert(spawn_options.argv.end(), node.command->begin(), node.command->end());
+  spawn_options.env = std::move(env);
+  spawn_options.workdir = *node.workdir;
+  spawn_options.new_process_group = true;
+  spawn_options.parent_death_signal = SIGKILL;
+  spawn_options.stdout_fd = out_write.get();
+  spawn_options.stderr_fd = err_write.get();
+  // The ports are handed to the command: close our sockets just before.
+  for (auto& port : t.ports) port.release();
+  t.pid = spawn(spawn_options);
+}
+
+void Agent::stop_commands(int sig) {
+  for (auto& t : tasks_) {
+    if (t.pid > 0 && !t.status) signal_group(t.pid, sig);
+  }
+  if (is_terminating(sig) && !kill_at_) kill_at_ = Clock::now() + options_.grace;
+}
+
+void Agent::handle_signals() {
+  signalfd_siginfo info{};
+  while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    int sig = static_cast<int>(info.ssi_signo);
+    if (sig != SIGCHLD) {
+      if (is_terminating(sig) && !stop_signal_) stop_signal_ = sig;
+      stop_commands(sig);
+      continue;
+    }
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      for (auto& t : tasks_) {
+        if (t.pid == pid) t.status = ExitStatus::from_wait_status(status);
+      }
+    }
+  }
+}
+
+void Agent::pump(UniqueFd& fd, LinePrefixer& lines) {
+  char buffer[16384];
+  ssize_t n = read(fd.get(), buffer, sizeof buffer);
+  if (n > 0) {
+    lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+    lines.finish();
+    fd.reset();
+  }
+}
+
+void Agent::supervise() {
+  bool failure_seen = false;
+  for (;;) {
+    bool all_exited = true;
+    for (auto& t : tasks_) all_exited = all_exited && t.status.has_value();
+    if (all_exited) return;
+    // A failed colocated command takes its partners down with it.
+    for (auto& t : tasks_) {
+      if (t.status && !t.status->success() && !failure_seen) {
+        failure_seen = true;
+        stop_commands(SIGTERM);
+      }
+    }
+    std::vector<pollfd> fds{{signals_.get(), POLLIN, 0}, {stop_event_.get(), POLLIN, 0}};
+    std::vector<std::pair<UniqueFd*, LinePrefixer*>> streams;
+    for (auto& t : tasks_) {
+      for (auto [fd, lines] : {std::pair{&t.out, t.out_lines.get()}, {&t.err, t.err_lines.get()}}) {
+        if (*fd) {
+          fds.push_back({fd->get(), POLLIN, 0});
+          streams.emplace_back(fd, lines);
+        }
+      }
+    }
+    int timeout = -1;
+    if (kill_at_) {
+      auto left = std::chrono::duration_cast<milliseconds>(*kill_at_ - Clock::now()).count();
+      timeout = static_cast<int>(std::max<long long>(0, left));
+    }
+    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) return;
+    if (fds[0].revents & POLLIN) handle_signals();
+    if (fds[1].revents & POLLIN) {
+      std::uint64_t count;
+      ssize_t ignored = read(stop_event_.get(), &count, sizeof count);
+      (void)ignored;
+      if (!stop_signal_) stop_signal_ = SIGTERM;
+      stop_commands(SIGTERM);
+    }
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) pump(*streams[i].first, *streams[i].second);
+    }
+    if (kill_at_ && Clock::now() >= *kill_at_) {
+      kill_at_.reset();
+      stop_commands(SIGKILL);
+    }
+  }
+}
+
+int Agent::finish() {
+  // Whatever the commands left behind (we are their subreaper) goes now;
+  // then the pipes reach end-of-file and the last lines are written.
+  terminate_descendants(std::min<milliseconds>(options_.grace, milliseconds(2000)));
+  for (auto& t : tasks_) {
+    for (auto [fd, lines] : {std::pair{&t.out, t.out_lines.get()}, {&t.err, t.err_lines.get()}}) {
+      while (*fd) pump(*fd, *lines);
+    }
+  }
+  int code = 0;
+  for (auto& t : tasks_) {
+    int task_code = t.status ? t.status->shell_code() : 128 + SIGKILL;
+    if (code == 0) code = task_code;
+    t.wiring->leave(task_code);
+  }
+  return code;
+}
+
+int Agent::run(const WiringFactory& make_wiring) {
+  sigset_t set = agent_signal_set();
+  signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+  stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  become_subreaper();
+  std::string current = options_.tasks.empty() ? "slipway-exec" : options_.tasks.front();
+  try {
+    for (const auto& name : options_.tasks) {
+      current = name;
+      tasks_.emplace_back();
+      tasks_.back().task = &find_task(plan_, name);
+    }
+    for (auto& t : tasks_) {
+      current = t.task->name();
+      prepare(t, make_wiring);
+    }
+    for (auto& t : tasks_) {
+      current = t.task->name();
+      if (!resolve(t)) {
+        for (auto& u : tasks_) u.wiring->leave(128 + stop_signal_);
+        return 128 + stop_signal_;
+      }
+    }
+    for (auto& t : tasks_) {
+      current = t.task->name();
+      start(t);
+    }
+  } catch (const std::exception& e) {
+    report(current, e.what());
+    stop_commands(SIGKILL);
+    for (auto& t : tasks_) {
+      if (t.wiring) t.wiring->leave(1);
+    }
+    terminate_descendants(milliseconds(1000));
+    return 1;
+  }
+  supervise();
+  return finish();
+}
+
+}  // namespace
+
+void block_agent_signals() {
+  sigset_t set = agent_signal_set();
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+std::string address_key(const core::AddressRef& ref) {
+  return "addr/" + ref.node + "/" + std::to_string(ref.replica) + "/" + ref.port;
+}
+
+int run_agent(const core::Plan& plan, const AgentOptions& options, const WiringFactory& wiring) {
+  Agent agent(plan, options);
+  return agent.run(wiring);
+}
+
+}  // namespace slipway::exec
