@@ -1,0 +1,159 @@
+// Reading a Slurm allocation from the environment (see header).
+#include "slipway/launch/slurm_allocation.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+namespace slipway::launch {
+namespace {
+
+std::uint32_t parse_uint(std::string_view text, std::string_view what) {
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw std::invalid_argument("bad number '" + std::string(text) + "' in " + std::string(what));
+  }
+  return value;
+}
+
+// Splits on commas that are not inside brackets.
+std::vector<std::string_view> split_top_level(std::string_view list) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == '[') ++depth;
+    if (list[i] == ']') --depth;
+    if (list[i] == ',' && depth == 0) {
+      parts.push_back(list.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) throw std::invalid_argument("unbalanced brackets in host list '" + std::string(list) + "'");
+  parts.push_back(list.substr(start));
+  return parts;
+}
+
+void expand_one(std::string_view pattern, std::vector<std::string>& out) {
+  auto open = pattern.find('[');
+  if (open == std::string_view::npos) {
+    if (!pattern.empty()) out.emplace_back(pattern);
+    return;
+  }
+  auto close = pattern.find(']', open);
+  if (close == std::string_view::npos) {
+    throw std::invalid_argument("unbalanced brackets in host list '" + std::string(pattern) + "'");
+  }
+  std::string_view prefix = pattern.substr(0, open);
+  std::string_view ranges = pattern.substr(open + 1, close - open - 1);
+  std::string_view rest = pattern.substr(close + 1);
+  std::size_t start = 0;
+  while (start <= ranges.size()) {
+    auto comma = ranges.find(',', start);
+    std::string_view range = ranges.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    auto dash = range.find('-');
+    std::string_view low_text = range.substr(0, dash);
+    std::string_view high_text = dash == std::string_view::npos ? low_text : range.substr(dash + 1);
+    std::uint32_t low = parse_uint(low_text, "host list");
+    std::uint32_t high = parse_uint(high_text, "host list");
+    if (high < low || high - low > 100000) {
+      throw std::invalid_argument("bad range '" + std::string(range) + "' in host list");
+    }
+    for (std::uint32_t n = low; n <= high; ++n) {
+      std::string number = std::to_string(n);
+      if (number.size() < low_text.size()) number.insert(0, low_text.size() - number.size(), '0');
+      expand_one(std::string(prefix) + number + std::string(rest), out);
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+EnvLookup process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+std::vector<std::string> expand_hostlist(std::string_view list) {
+  std::vector<std::string> hosts;
+  for (auto part : split_top_level(list)) expand_one(part, hosts);
+  return hosts;
+}
+
+std::vector<std::uint32_t> expand_counts(std::string_view counts) {
+  std::vector<std::uint32_t> out;
+  for (auto part : split_top_level(counts)) {
+    auto paren = part.find("(x");
+    std::uint32_t value = parse_uint(part.substr(0, paren), "CPU counts");
+    std::uint32_t repeat = 1;
+    if (paren != std::string_view::npos) {
+      if (part.back() != ')') throw std::invalid_argument("bad count '" + std::string(part) + "'");
+      repeat = parse_uint(part.substr(paren + 2, part.size() - paren - 3), "CPU counts");
+      if (repeat > 100000) throw std::invalid_argument("bad count '" + std::string(part) + "'");
+    }
+    out.insert(out.end(), repeat, value);
+  }
+  return out;
+}
+
+std::optional<SlurmJob> read_slurm_job(const EnvLookup& env) {
+  auto job_id = env("SLURM_JOB_ID");
+  if (!job_id) return std::nullopt;
+  SlurmJob job{*job_id, {}};
+  int groups = 0;
+  if (auto het = env("SLURM_HET_SIZE")) groups = static_cast<int>(parse_uint(*het, "SLURM_HET_SIZE"));
+  for (int g = 0; g < std::max(groups, 1); ++g) {
+    std::string suffix = groups > 0 ? "_HET_GROUP_" + std::to_string(g) : "";
+    auto get = [&](const std::string& name) { return env(name + suffix); };
+    SlurmComponent c;
+    c.het_group = groups > 0 ? g : -1;
+    auto nodelist = get("SLURM_JOB_NODELIST");
+    if (!nodelist) throw std::invalid_argument("SLURM_JOB_NODELIST" + suffix + " is not set");
+    c.hosts = expand_hostlist(*nodelist);
+    auto cpus = get("SLURM_JOB_CPUS_PER_NODE");
+    c.cpus = cpus ? expand_counts(*cpus) : std::vector<std::uint32_t>{};
+    c.cpus.resize(c.hosts.size(), c.cpus.empty() ? 1 : c.cpus.back());
+    c.partition = get("SLURM_JOB_PARTITION").value_or("");
+    if (auto gpus = get("SLURM_GPUS_PER_NODE")) {
+      // "2" or "tesla:2"
+      auto colon = gpus->rfind(':');
+      c.gpus_per_host = parse_uint(colon == std::string::npos ? *gpus : gpus->substr(colon + 1),
+                                   "SLURM_GPUS_PER_NODE");
+    }
+    if (auto mem = get("SLURM_MEM_PER_NODE")) c.mem_per_host_mb = parse_uint(*mem, "SLURM_MEM_PER_NODE");
+    job.components.push_back(std::move(c));
+  }
+  return job;
+}
+
+core::Allocation allocation_of(const SlurmJob& job) {
+  core::Allocation allocation;
+  std::map<std::string, std::size_t> seen;
+  for (const auto& c : job.components) {
+    for (std::size_t i = 0; i < c.hosts.size(); ++i) {
+      auto [it, inserted] = seen.emplace(c.hosts[i], allocation.hosts.size());
+      if (!inserted) {
+        auto& parts = allocation.hosts[it->second].partitions;
+        if (!c.partition.empty()) parts.push_back(c.partition);
+        continue;
+      }
+      core::Host host;
+      host.name = c.hosts[i];
+      host.cpus = c.cpus[i];
+      host.gpus = c.gpus_per_host;
+      host.mem_mb = c.mem_per_host_mb;
+      if (!c.partition.empty()) host.partitions.push_back(c.partition);
+      allocation.hosts.push_back(std::move(host));
+    }
+  }
+  return allocation;
+}
+
+}  // namespace slipway::launch

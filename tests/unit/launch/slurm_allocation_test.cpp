@@ -1,0 +1,79 @@
+// Reading Slurm allocations: host lists, CPU counts, plain and
+// heterogeneous jobs.
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "slipway/launch/slurm_allocation.hpp"
+
+using namespace slipway::launch;
+
+namespace {
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+using Hosts = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("host lists expand ranges, lists and zero padding") {
+  CHECK(expand_hostlist("fn1") == Hosts{"fn1"});
+  CHECK(expand_hostlist("fn[1-3]") == Hosts{"fn1", "fn2", "fn3"});
+  CHECK(expand_hostlist("fn[1-2,5],gpu[08-10]") ==
+        Hosts{"fn1", "fn2", "fn5", "gpu08", "gpu09", "gpu10"});
+  CHECK(expand_hostlist("a[1-2]-b[1-2]") == Hosts{"a1-b1", "a1-b2", "a2-b1", "a2-b2"});
+  CHECK_THROWS_AS(expand_hostlist("fn[1-3"), std::invalid_argument);
+  CHECK_THROWS_AS(expand_hostlist("fn[3-1]"), std::invalid_argument);
+  CHECK_THROWS_AS(expand_hostlist("fn[x]"), std::invalid_argument);
+}
+
+TEST_CASE("CPU counts expand Slurm's run-length form") {
+  CHECK(expand_counts("4") == std::vector<std::uint32_t>{4});
+  CHECK(expand_counts("4(x3),2") == std::vector<std::uint32_t>{4, 4, 4, 2});
+  CHECK_THROWS_AS(expand_counts("4(x3"), std::invalid_argument);
+}
+
+TEST_CASE("no job outside an allocation") {
+  CHECK_FALSE(read_slurm_job(env_of({})).has_value());
+}
+
+TEST_CASE("a plain job becomes one host per node") {
+  auto job = read_slurm_job(env_of({{"SLURM_JOB_ID", "42"},
+                                    {"SLURM_JOB_NODELIST", "fn[1-3]"},
+                                    {"SLURM_JOB_CPUS_PER_NODE", "4(x2),2"},
+                                    {"SLURM_JOB_PARTITION", "cpu"},
+                                    {"SLURM_MEM_PER_NODE", "4000"}}));
+  REQUIRE(job);
+  CHECK(job->job_id == "42");
+  REQUIRE(job->components.size() == 1);
+  CHECK(job->components[0].het_group == -1);
+  auto allocation = allocation_of(*job);
+  REQUIRE(allocation.hosts.size() == 3);
+  CHECK(allocation.hosts[2].name == "fn3");
+  CHECK(allocation.hosts[2].cpus == 2);
+  CHECK(allocation.hosts[0].mem_mb == 4000);
+  CHECK(allocation.hosts[0].partitions == Hosts{"cpu"});
+}
+
+TEST_CASE("a heterogeneous job keeps its components and partitions") {
+  auto job = read_slurm_job(env_of({{"SLURM_JOB_ID", "7"},
+                                    {"SLURM_HET_SIZE", "2"},
+                                    {"SLURM_JOB_NODELIST_HET_GROUP_0", "fn1"},
+                                    {"SLURM_JOB_CPUS_PER_NODE_HET_GROUP_0", "4"},
+                                    {"SLURM_JOB_PARTITION_HET_GROUP_0", "cpu"},
+                                    {"SLURM_JOB_NODELIST_HET_GROUP_1", "fn[2-3]"},
+                                    {"SLURM_JOB_CPUS_PER_NODE_HET_GROUP_1", "2(x2)"},
+                                    {"SLURM_JOB_PARTITION_HET_GROUP_1", "gpu"},
+                                    {"SLURM_GPUS_PER_NODE_HET_GROUP_1", "gpu:2"}}));
+  REQUIRE(job);
+  REQUIRE(job->components.size() == 2);
+  CHECK(job->components[1].het_group == 1);
+  CHECK(job->components[1].gpus_per_host == 2);
+  auto allocation = allocation_of(*job);
+  REQUIRE(allocation.hosts.size() == 3);
+  CHECK(allocation.hosts[1].partitions == Hosts{"gpu"});
+  CHECK(allocation.hosts[1].gpus == 2);
+  CHECK(allocation.hosts[0].gpus == 0);
+}
