@@ -101,7 +101,7 @@ struct Engine::State {
 
   EngineOptions options;
   Transport& transport;
-  HmacKey key;
+  HmacKey hmac;
   std::chrono::milliseconds heartbeat_budget;
 
   std::unordered_map<ConnId, Conn> conns;
@@ -122,6 +122,7 @@ struct Engine::State {
   std::set<std::pair<TimePoint, std::string>> fence_deadlines;
 
   std::unordered_set<ConnId> subscribers;
+  std::vector<Event> observer_queue;  // for options.on_event, delivered by reap()
   bool stopping = false;
   std::string stop_reason;
 
@@ -166,18 +167,16 @@ struct Engine::State {
   // engine_fence.cpp
   void handle_fence(Conn& c, wire::Fence& m, TimePoint now);
   bool resolve(const MemberSet& set, std::vector<NodeRange>& out, std::string& message) const;
-  void fail_fence(const std::string& name, Status status, const std::string& message);
+  void fail_fence(std::string name, Status status, const std::string& message);
   void complete_fence(FenceState& f);
   void fail_fences_of(const Member& m);
   void expire_fences(TimePoint now);
-  void reschedule_fence(FenceState& f);
 
   // engine_events.cpp
   void handle_subscribe(Conn& c, const wire::Subscribe& m);
   void handle_unsubscribe(Conn& c, const wire::Unsubscribe& m);
   void publish_member(EventKind kind, const MemberRecord& record);
   void publish_key(const std::string& key, const std::string* value);
-  void publish_stop();
   void begin_stop(const std::string& reason);
 };
 

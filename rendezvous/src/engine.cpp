@@ -1,0 +1,323 @@
+// The engine's entry points: connection lifecycle, frame dispatch, deadlines
+// and the launcher's in-process operations.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "engine_state.hpp"
+#include "slipway/rendezvous/token.hpp"
+
+namespace slipway::rendezvous {
+
+std::string Conn::describe() const {
+  if (member) return member->record.identity.name() + " (" + peer + ")";
+  return peer;
+}
+
+std::int64_t FenceState::slot_of(const std::string& node, std::uint32_t replica) const {
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const auto& r = ranges[i];
+    if (r.node == node && replica >= r.first && replica - r.first < r.count) {
+      return std::int64_t{offsets[i]} + (replica - r.first);
+    }
+  }
+  return -1;
+}
+
+Engine::State::State(EngineOptions opts, Transport& t)
+    : options(std::move(opts)),
+      transport(t),
+      hmac(options.token),
+      heartbeat_budget(options.heartbeat_interval * std::max<std::uint32_t>(1, options.miss_budget)) {
+  if (!options.make_nonce) {
+    options.make_nonce = [] {
+      wire::Nonce n;
+      random_bytes(n);
+      return n;
+    };
+  }
+  if (!options.wall_clock_ms) {
+    options.wall_clock_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+}
+
+Engine::Engine(EngineOptions options, Transport& transport) {
+  if (options.token.empty()) {
+    throw std::invalid_argument("rendezvous: the program's secret is empty (set a token)");
+  }
+  if (options.heartbeat_interval.count() <= 0) {
+    throw std::invalid_argument("rendezvous: the heartbeat interval must be positive");
+  }
+  state_ = std::make_unique<State>(std::move(options), transport);
+}
+
+Engine::~Engine() = default;
+
+bool Engine::connected(ConnId conn, std::string peer, TimePoint now) {
+  State& s = *state_;
+  if (s.conns.size() >= s.options.limits.max_connections) {
+    spdlog::warn("rendezvous: refusing connection from {}: {} connections open (Limits::max_connections)",
+                 peer, s.conns.size());
+    return false;
+  }
+  auto [it, inserted] = s.conns.try_emplace(
+      conn, conn, std::move(peer), s.options.limits.max_unauthenticated_frame_bytes, now);
+  if (!inserted) return false;
+  Conn& c = it->second;
+  c.server_nonce = s.options.make_nonce();
+  wire::Challenge challenge;
+  challenge.server_nonce = c.server_nonce;
+  challenge.heartbeat_interval_ms = static_cast<std::uint32_t>(s.options.heartbeat_interval.count());
+  challenge.miss_budget = s.options.miss_budget;
+  s.scratch.clear();
+  wire::encode(challenge, s.scratch);
+  s.transport.send(conn, s.scratch);
+  if (s.next_scan == TimePoint::min()) s.next_scan = now + s.options.heartbeat_interval / 2;
+  return true;
+}
+
+void Engine::received(ConnId conn, std::span<const std::uint8_t> bytes, TimePoint now) {
+  State& s = *state_;
+  auto it = s.conns.find(conn);
+  if (it == s.conns.end() || it->second.closed) return;
+  Conn& c = it->second;
+  c.last_seen = now;
+  const bool ok = c.reader.feed(bytes, [&](std::span<const std::uint8_t> body) {
+    return s.handle_frame(c, body, now);
+  });
+  if (!ok && !c.closed) s.protocol_error(c, c.reader.error());
+  s.reap();
+}
+
+void Engine::disconnected(ConnId conn, TimePoint) {
+  State& s = *state_;
+  auto it = s.conns.find(conn);
+  if (it == s.conns.end() || it->second.closed) return;
+  Conn& c = it->second;
+  if (c.member) {
+    spdlog::warn("rendezvous: {} failed: connection lost", c.describe());
+  }
+  s.close_conn(c, "connection lost");
+  s.reap();
+}
+
+void Engine::tick(TimePoint now) {
+  State& s = *state_;
+  s.expire_waits(now);
+  s.expire_fences(now);
+  if (now >= s.next_scan) s.scan(now);
+  s.reap();
+}
+
+TimePoint Engine::next_deadline() const {
+  const State& s = *state_;
+  TimePoint next = s.conns.empty() ? TimePoint::max() : s.next_scan;
+  if (!s.wait_deadlines.empty()) next = std::min(next, s.wait_deadlines.begin()->first);
+  if (!s.fence_deadlines.empty()) next = std::min(next, s.fence_deadlines.begin()->first);
+  return next;
+}
+
+// Heartbeat and authentication deadlines. Runs every half interval: a member
+// is declared failed between budget and budget + interval/2 after its last frame.
+void Engine::State::scan(TimePoint now) {
+  next_scan = now + options.heartbeat_interval / 2;
+  const auto auth_limit = std::chrono::milliseconds(options.limits.auth_timeout_ms);
+  std::vector<ConnId> silent;
+  std::vector<ConnId> unauthenticated;
+  for (auto& [id, c] : conns) {
+    if (c.closed) continue;
+    if (c.phase == Conn::Phase::member && now - c.last_seen > heartbeat_budget) silent.push_back(id);
+    if (c.phase == Conn::Phase::hello && now - c.opened > auth_limit) unauthenticated.push_back(id);
+  }
+  for (ConnId id : silent) {
+    Conn& c = conns.at(id);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - c.last_seen).count();
+    const std::string why = "no heartbeat for " + std::to_string(ms) + " ms (budget " +
+                            std::to_string(options.miss_budget) + " x " +
+                            std::to_string(options.heartbeat_interval.count()) + " ms)";
+    spdlog::warn("rendezvous: {} failed: {}", c.describe(), why);
+    close_conn(c, why);
+  }
+  for (ConnId id : unauthenticated) {
+    Conn& c = conns.at(id);
+    spdlog::warn("rendezvous: closing connection from {}: no authentication within {} ms", c.peer,
+                 options.limits.auth_timeout_ms);
+    close_conn(c, "");
+  }
+}
+
+bool Engine::State::handle_frame(Conn& c, std::span<const std::uint8_t> body, TimePoint now) {
+  wire::Message m;
+  std::string error;
+  if (!wire::decode(body, options.limits, m, error)) {
+    protocol_error(c, error);
+    return false;
+  }
+  if (c.phase == Conn::Phase::hello) {
+    if (auto* hello = std::get_if<wire::Hello>(&m)) {
+      handle_hello(c, *hello);
+    } else {
+      protocol_error(c, "the first message must be Hello");
+    }
+    return !c.closed;
+  }
+  handle_request(c, m, now);
+  return !c.closed;
+}
+
+void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
+  std::visit(
+      [&](auto& msg) {
+        using T = std::decay_t<decltype(msg)>;
+        if constexpr (std::is_same_v<T, wire::Heartbeat>) {
+          // last_seen is already updated.
+        } else if constexpr (std::is_same_v<T, wire::Put>) {
+          handle_put(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Get>) {
+          handle_get(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::WaitFor>) {
+          handle_wait(c, msg, now);
+        } else if constexpr (std::is_same_v<T, wire::CompareAndSwap>) {
+          handle_cas(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Add>) {
+          handle_add(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Erase>) {
+          handle_erase(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Fence>) {
+          handle_fence(c, msg, now);
+        } else if constexpr (std::is_same_v<T, wire::Subscribe>) {
+          handle_subscribe(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Unsubscribe>) {
+          handle_unsubscribe(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::Leave>) {
+          handle_leave(c, msg);
+        } else if constexpr (std::is_same_v<T, wire::RequestStop>) {
+          spdlog::info("rendezvous: {} requests program stop: {}", c.describe(), msg.reason);
+          begin_stop(msg.reason);
+          reply(c, msg.id, Status::ok);
+        } else if constexpr (std::is_same_v<T, wire::ListMembers>) {
+          wire::MembersBody body;
+          body.members = snapshot();
+          body.stopping = stopping;
+          body.stop_reason = stop_reason;
+          reply(c, msg.id, Status::ok, {}, std::move(body));
+        } else if constexpr (std::is_same_v<T, wire::Declare>) {
+          if (msg.node.empty()) {
+            reply(c, msg.id, Status::invalid_request, "declare needs a node name");
+          } else {
+            NodeInfo& n = nodes[msg.node];
+            n.name = msg.node;
+            n.declared = msg.replicas;
+            reply(c, msg.id, Status::ok);
+          }
+        } else {
+          protocol_error(c, "a client may not send this message type");
+        }
+      },
+      m);
+}
+
+void Engine::State::reply(Conn& c, std::uint32_t id, Status status, std::string message,
+                          wire::ReplyBody body) {
+  if (c.closed) return;
+  scratch.clear();
+  wire::encode(wire::Reply{id, status, std::move(message), std::move(body)}, scratch);
+  if (scratch.size() - wire::kFrameHeaderBytes > options.limits.max_frame_bytes) {
+    scratch.clear();
+    wire::encode(wire::Reply{id, Status::limit_exceeded,
+                             "the reply would exceed Limits::max_frame_bytes (" +
+                                 std::to_string(options.limits.max_frame_bytes) + " bytes)",
+                             std::monostate{}},
+                 scratch);
+  }
+  transport.send(c.id, scratch);
+}
+
+void Engine::State::protocol_error(Conn& c, const std::string& what) {
+  spdlog::warn("rendezvous: protocol error from {}: {}; closing the connection", c.describe(), what);
+  close_conn(c, "protocol error: " + what);
+}
+
+// Forgets a connection: a live member on it fails with `why_failed`; its
+// waits and subscriptions go; the transport flushes and closes it.
+void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
+  if (c.closed) return;
+  c.closed = true;
+  if (c.member) {
+    Member* m = c.member;
+    c.member = nullptr;
+    m->conn = 0;
+    end_member(*m, MemberState::failed, 0, why_failed.empty() ? "connection closed" : why_failed);
+  }
+  for (std::uint64_t seq : std::vector<std::uint64_t>(c.waits)) drop_waiter(seq);
+  subscribers.erase(c.id);
+  transport.close(c.id);
+  doomed.push_back(c.id);
+}
+
+// Ends every public engine call: forgets closed connections, then hands
+// queued events to the in-process observer (which may call the engine again).
+void Engine::State::reap() {
+  for (ConnId id : doomed) conns.erase(id);
+  doomed.clear();
+  while (!observer_queue.empty()) {
+    std::vector<Event> events;
+    events.swap(observer_queue);
+    for (const auto& e : events) options.on_event(e);
+  }
+}
+
+void Engine::put(const std::string& key, const std::string& value) {
+  std::string message;
+  const Status st = state_->store(nullptr, key, value, Scope::program, message);
+  if (st != Status::ok) throw std::invalid_argument("rendezvous: put '" + key + "': " + message);
+  state_->reap();
+}
+
+std::optional<std::string> Engine::get(const std::string& key) const {
+  auto it = state_->kv.find(key);
+  if (it == state_->kv.end()) return std::nullopt;
+  return it->second.value;
+}
+
+bool Engine::erase(const std::string& key) {
+  if (!state_->kv.count(key)) return false;
+  state_->erase_key(key);
+  state_->reap();
+  return true;
+}
+
+void Engine::declare(const std::string& node, std::uint32_t replicas) {
+  if (node.empty()) throw std::invalid_argument("rendezvous: declare needs a node name");
+  auto& n = state_->nodes[node];
+  n.name = node;
+  n.declared = replicas;
+}
+
+void Engine::request_stop(const std::string& reason) {
+  state_->begin_stop(reason);
+  state_->reap();
+}
+
+bool Engine::stopping() const { return state_->stopping; }
+
+std::vector<MemberRecord> Engine::members() const { return state_->snapshot(); }
+
+EngineStats Engine::stats() const {
+  const State& s = *state_;
+  EngineStats st;
+  st.connections = s.conns.size();
+  st.members_alive = s.members_alive;
+  st.member_records = s.member_records;
+  st.keys = s.kv.size();
+  st.kv_bytes = s.kv_bytes;
+  st.pending_waits = s.waiters.size();
+  st.pending_fences = s.fences.size();
+  return st;
+}
+
+}  // namespace slipway::rendezvous

@@ -1,0 +1,97 @@
+// Events: per-connection subscriptions (kind mask + key prefix), pushed
+// events encoded once and shared between subscribers, the in-process
+// observer, and the program-stopping state.
+#include "engine_state.hpp"
+
+namespace slipway::rendezvous {
+namespace {
+
+bool matches(const Conn& c, EventKind kind, const std::string* key) {
+  const auto bit = static_cast<std::uint8_t>(kind);
+  for (const auto& s : c.subscriptions) {
+    if ((s.kinds & bit) == 0) continue;
+    if (key == nullptr || key->compare(0, s.prefix.size(), s.prefix) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Engine::State::handle_subscribe(Conn& c, const wire::Subscribe& m) {
+  if (c.subscriptions.size() >= options.limits.max_subscriptions_per_connection) {
+    reply(c, m.id, Status::limit_exceeded,
+          "too many subscriptions on this connection (Limits::max_subscriptions_per_connection = " +
+              std::to_string(options.limits.max_subscriptions_per_connection) + ")");
+    return;
+  }
+  c.subscriptions.push_back(Subscription{m.kinds, m.key_prefix});
+  subscribers.insert(c.id);
+  reply(c, m.id, Status::ok);
+  // A late subscriber still hears that the program is stopping.
+  if (stopping && (m.kinds & static_cast<std::uint8_t>(EventKind::program_stopping))) {
+    Event e;
+    e.kind = EventKind::program_stopping;
+    e.reason = stop_reason;
+    scratch.clear();
+    wire::encode(e, scratch);
+    transport.send(c.id, scratch);
+  }
+}
+
+void Engine::State::handle_unsubscribe(Conn& c, const wire::Unsubscribe& m) {
+  auto& subs = c.subscriptions;
+  for (auto it = subs.begin(); it != subs.end(); ++it) {
+    if (it->kinds == m.kinds && it->prefix == m.key_prefix) {
+      subs.erase(it);
+      if (subs.empty()) subscribers.erase(c.id);
+      reply(c, m.id, Status::ok);
+      return;
+    }
+  }
+  reply(c, m.id, Status::not_found, "no such subscription on this connection");
+}
+
+// Sends `e` to every subscriber whose filters match, encoding it once.
+static void broadcast(Engine::State& s, const Event& e, const std::string* key) {
+  std::shared_ptr<const std::string> body;
+  for (ConnId id : s.subscribers) {
+    auto it = s.conns.find(id);
+    if (it == s.conns.end() || it->second.closed || !matches(it->second, e.kind, key)) continue;
+    if (!body) {
+      std::string frame;
+      wire::encode(e, frame);
+      body = std::make_shared<const std::string>(std::move(frame));
+    }
+    s.transport.send_shared(id, {}, body);
+  }
+}
+
+void Engine::State::publish_member(EventKind kind, const MemberRecord& record) {
+  Event e;
+  e.kind = kind;
+  e.member = record;
+  if (!subscribers.empty()) broadcast(*this, e, nullptr);
+  if (options.on_event) observer_queue.push_back(std::move(e));
+}
+
+void Engine::State::publish_key(const std::string& key, const std::string* value) {
+  if (subscribers.empty()) return;
+  Event e;
+  e.kind = EventKind::key_changed;
+  e.key = key;
+  if (value) e.value = *value;
+  broadcast(*this, e, &key);
+}
+
+void Engine::State::begin_stop(const std::string& reason) {
+  if (stopping) return;
+  stopping = true;
+  stop_reason = reason;
+  Event e;
+  e.kind = EventKind::program_stopping;
+  e.reason = reason;
+  if (!subscribers.empty()) broadcast(*this, e, nullptr);
+  if (options.on_event) observer_queue.push_back(std::move(e));
+}
+
+}  // namespace slipway::rendezvous

@@ -1,0 +1,185 @@
+// Authentication and membership: the Hello check, joins with their attempt
+// rules, leaving, failing, generations and the member snapshot.
+#include <spdlog/spdlog.h>
+
+#include "engine_state.hpp"
+
+namespace slipway::rendezvous {
+
+void Engine::State::welcome(Conn& c, Status status, const std::string& message,
+                            const wire::Hello& hello, std::uint64_t generation) {
+  wire::Welcome w;
+  w.status = status;
+  w.message = message;
+  w.generation = generation;
+  if (status == Status::ok) w.server_mac = wire::server_mac(hmac, c.server_nonce, hello.client_nonce);
+  scratch.clear();
+  wire::encode(w, scratch);
+  transport.send(c.id, scratch);
+}
+
+void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
+  const std::string claimed =
+      hello.role == wire::Role::member ? " (claims " + hello.identity.name() + ")" : " (observer)";
+  if (hello.version != wire::kProtocolVersion) {
+    spdlog::warn("rendezvous: connection from {}{} speaks protocol {}, this server {}; closing",
+                 c.peer, claimed, hello.version, wire::kProtocolVersion);
+    welcome(c, Status::invalid_request,
+            "protocol version " + std::to_string(hello.version) + " is not supported (server speaks " +
+                std::to_string(wire::kProtocolVersion) + "): use the same slipway version everywhere",
+            hello, 0);
+    close_conn(c, "");
+    return;
+  }
+  const Digest expected = wire::client_mac(hmac, c.server_nonce, hello);
+  if (!constant_time_equal(expected, hello.mac)) {
+    // The secret is never logged, only that it did not match.
+    spdlog::warn("rendezvous: authentication failed for {}{}: wrong or missing secret; "
+                 "connection closed",
+                 c.peer, claimed);
+    welcome(c, Status::auth_failed,
+            "authentication failed: the secret (SLIPWAY_TOKEN) does not match this program's", hello,
+            0);
+    close_conn(c, "");
+    return;
+  }
+  c.reader.set_max_frame_bytes(options.limits.max_frame_bytes);
+  if (hello.role == wire::Role::observer) {
+    c.phase = Conn::Phase::observer;
+    welcome(c, Status::ok, {}, hello, 0);
+    return;
+  }
+  std::string message;
+  std::uint64_t generation = 0;
+  const Status st = join(c, hello.identity, message, generation);
+  if (st != Status::ok) {
+    spdlog::warn("rendezvous: refusing {} from {}: {}", hello.identity.name(), c.peer, message);
+    welcome(c, st, message, hello, 0);
+    close_conn(c, "");
+    return;
+  }
+  welcome(c, Status::ok, {}, hello, generation);
+  publish_member(EventKind::member_joined, c.member->record);
+}
+
+Status Engine::State::join(Conn& c, const Identity& id, std::string& message,
+                           std::uint64_t& generation) {
+  if (id.node.empty()) {
+    message = "a member needs a node name";
+    return Status::invalid_request;
+  }
+  auto node_it = nodes.find(id.node);
+  if (node_it == nodes.end()) {
+    if (member_records >= options.limits.max_members) {
+      message = "too many members (Limits::max_members = " +
+                std::to_string(options.limits.max_members) + ")";
+      return Status::limit_exceeded;
+    }
+    node_it = nodes.emplace(id.node, NodeInfo{}).first;
+    node_it->second.name = id.node;
+  }
+  NodeInfo& node = node_it->second;
+  auto rep_it = node.replicas.find(id.replica);
+  if (rep_it != node.replicas.end()) {
+    Member& old = rep_it->second;
+    const auto& rec = old.record;
+    if (rec.state == MemberState::alive) {
+      if (id.attempt == rec.identity.attempt) {
+        message = id.name() + " attempt " + std::to_string(id.attempt) +
+                  " has already joined (host " + rec.identity.host + ", pid " +
+                  std::to_string(rec.identity.pid) + "); a task joins once per attempt";
+        return Status::duplicate_member;
+      }
+      if (id.attempt < rec.identity.attempt) {
+        message = id.name() + " attempt " + std::to_string(id.attempt) + " is older than attempt " +
+                  std::to_string(rec.identity.attempt) + " which is alive";
+        return Status::stale_attempt;
+      }
+      // A newer attempt replaces an old one the launcher has given up on.
+      const std::string why = "superseded by attempt " + std::to_string(id.attempt);
+      spdlog::warn("rendezvous: {} attempt {} failed: {}", id.name(), rec.identity.attempt, why);
+      if (old.conn != 0) {
+        auto conn_it = conns.find(old.conn);
+        if (conn_it != conns.end()) close_conn(conn_it->second, why);
+      }
+    } else if (id.attempt <= rec.identity.attempt) {
+      message = id.name() + " attempt " + std::to_string(rec.identity.attempt) + " has already " +
+                (rec.state == MemberState::left ? "left" : "failed") +
+                "; joining again needs a newer attempt (SLIPWAY_ATTEMPT)";
+      return Status::stale_attempt;
+    }
+  } else {
+    if (member_records >= options.limits.max_members) {
+      message = "too many members (Limits::max_members = " +
+                std::to_string(options.limits.max_members) + ")";
+      return Status::limit_exceeded;
+    }
+    rep_it = node.replicas.emplace(id.replica, Member{}).first;
+    rep_it->second.node = &node;
+    ++member_records;
+  }
+  Member& m = rep_it->second;
+  m.record = MemberRecord{};
+  m.record.identity = id;
+  m.record.state = MemberState::alive;
+  m.record.generation = ++node.generation;
+  m.record.joined_unix_ms = options.wall_clock_ms();
+  m.conn = c.id;
+  m.task_keys.clear();
+  ++node.alive;
+  ++members_alive;
+  c.member = &m;
+  c.phase = Conn::Phase::member;
+  generation = m.record.generation;
+  return Status::ok;
+}
+
+// A member stops being alive: it left (exit status) or failed (reason). Its
+// keys are withdrawn, fences over it fail, subscribers hear of it.
+void Engine::State::end_member(Member& m, MemberState state, std::int32_t exit_status,
+                               const std::string& reason) {
+  if (m.record.state != MemberState::alive) return;
+  NodeInfo& node = *m.node;
+  m.record.state = state;
+  m.record.exit_status = exit_status;
+  m.record.reason = state == MemberState::failed ? reason : std::string();
+  m.record.ended_unix_ms = options.wall_clock_ms();
+  m.record.generation = ++node.generation;
+  --node.alive;
+  --members_alive;
+  m.conn = 0;
+  withdraw_task_keys(m);
+  if (node.alive == 0) withdraw_node_keys(node);
+  fail_fences_of(m);
+  publish_member(state == MemberState::left ? EventKind::member_left : EventKind::member_failed,
+                 m.record);
+}
+
+void Engine::State::handle_leave(Conn& c, const wire::Leave& msg) {
+  if (!c.member) {
+    reply(c, msg.id, Status::not_member, "only a joined member can leave");
+    return;
+  }
+  Member* m = c.member;
+  c.member = nullptr;
+  c.phase = Conn::Phase::observer;
+  spdlog::info("rendezvous: {} left with exit status {}", m->record.identity.name(), msg.exit_status);
+  reply(c, msg.id, Status::ok);
+  end_member(*m, MemberState::left, msg.exit_status, {});
+}
+
+std::vector<MemberRecord> Engine::State::snapshot() const {
+  std::vector<MemberRecord> out;
+  out.reserve(member_records);
+  std::vector<const NodeInfo*> sorted;
+  sorted.reserve(nodes.size());
+  for (const auto& [name, node] : nodes) sorted.push_back(&node);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const NodeInfo* a, const NodeInfo* b) { return a->name < b->name; });
+  for (const NodeInfo* node : sorted) {
+    for (const auto& [replica, m] : node->replicas) out.push_back(m.record);
+  }
+  return out;
+}
+
+}  // namespace slipway::rendezvous
