@@ -191,6 +191,7 @@ void Agent::start(AgentTask& t) {
   env_options.launcher_binds_gpus = options_.launcher_binds_gpus;
   auto added = core::task_environment(plan_, *t.task, t.addresses, env_options);
   added["SLIPWAY_ATTEMPT"] = std::to_string(options_.attempt);
+  for (TaskHooks* hook : options_.hooks) hook->before_start(plan_, *t.task, *t.wiring, added);
   merge_environment(env, added);
 
   const std::string name = t.task->name();
@@ -327,6 +328,7 @@ int Agent::finish() {
   for (auto& t : tasks_) {
     int task_code = t.status ? t.status->shell_code() : 128 + SIGKILL;
     if (code == 0) code = task_code;
+    for (TaskHooks* hook : options_.hooks) hook->after_exit(*t.task, task_code);
     t.wiring->leave(task_code);
   }
   return code;

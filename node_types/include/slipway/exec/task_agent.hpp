@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
+#include "slipway/exec/task_hooks.hpp"
 #include "slipway/exec/wiring.hpp"
 
 namespace slipway::exec {
@@ -36,6 +37,7 @@ struct AgentOptions {
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
+  std::vector<TaskHooks*> hooks;  // not owned; called in order (task_hooks.hpp)
 };
 
 // Blocks the signals the agent handles through a signalfd. Call first thing
