@@ -56,7 +56,7 @@ function(slipway_add_system_test)
   endif()
   math(EXPR _ctest_timeout "${T_TIMEOUT} + 30")
   add_test(NAME system:${T_NAME}
-    COMMAND "${SLIPWAY_CLUSTER_HARNESS}/run-system-test.sh"
+    COMMAND "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run-system-test.sh"
             "${SLIPWAY_CLUSTER_DIR}" "${T_TIMEOUT}" ${T_COMMAND})
   set_tests_properties(system:${T_NAME} PROPERTIES
     LABELS system

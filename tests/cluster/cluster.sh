@@ -90,7 +90,9 @@ cmd_up() {
     cmd_down
   fi
   mkdir -p "$CL_DIR"
-  rm -f "$CL_DIR/skipped"
+  # Every start is a fresh cluster: no jobs, nodes or logs of a previous one.
+  rm -rf "$CL_DIR/skipped" "$CL_ETC" "$CL_LOG" "$CL_RUN" "$CL_STATE" "$CL_SPOOL" "$CL_NODES" \
+    "$CL_MUNGE" "$CL_DIR"/scratch.*
   mkdir -p "$CL_ETC" "$CL_LOG" "$CL_RUN" "$CL_STATE" "$CL_SPOOL" "$CL_NODES"
   # munged refuses a socket whose directories are not searchable by all.
   chmod 755 "$CL_DIR" "$CL_ETC"

@@ -62,18 +62,20 @@ net_host_pids() {
 }
 
 # net_remove ID NAME...: delete the hosts' namespaces (their veths go with
-# them), any leftover host-side veth, then the bridge. Idempotent.
+# them, asynchronously), any leftover host-side veth, then the bridge.
+# Idempotent; never fails (a link may vanish between look-up and delete).
 net_remove() {
   local id=$1; shift
-  local name idx=0 ns
+  local name idx=0 ns veth
   for name in "$@"; do
     idx=$((idx + 1))
     ns=$(netns_name "$id" "$name")
-    [[ -e /run/netns/$ns ]] && ip netns del "$ns" 2>/dev/null
-    ip link show "$(veth_name "$id" "$idx")" >/dev/null 2>&1 &&
-      ip link del "$(veth_name "$id" "$idx")" 2>/dev/null
+    veth=$(veth_name "$id" "$idx")
+    if [[ -e /run/netns/$ns ]]; then ip netns del "$ns" 2>/dev/null || true; fi
+    if ip link show "$veth" >/dev/null 2>&1; then ip link del "$veth" 2>/dev/null || true; fi
   done
-  ip link show "$(bridge_name "$id")" >/dev/null 2>&1 &&
-    ip link del "$(bridge_name "$id")" 2>/dev/null
+  local br
+  br=$(bridge_name "$id")
+  if ip link show "$br" >/dev/null 2>&1; then ip link del "$br" 2>/dev/null || true; fi
   return 0
 }

@@ -11,5 +11,5 @@ echo "$out"
 
 assert_eq 6 "$(grep -c ' sum=21 ok$' <<<"$out")" "ranks that saw sum 21"
 assert_eq $'0\n1\n2\n3\n4\n5' "$(awk '{print $2}' <<<"$out" | sort -n)" "ranks"
-assert_eq $'2 fn1\n2 fn2\n2 fn3' "$(awk '{print $5}' <<<"$out" | sort | uniq -c | awk '{print $1, $2}')" \
+assert_eq $'2 fn1\n2 fn2\n2 fn3' "$(awk '{print $6}' <<<"$out" | sort | uniq -c | awk '{print $1, $2}')" \
   "ranks per host"
