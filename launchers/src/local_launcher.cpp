@@ -185,7 +185,8 @@ int LocalRun::run() {
   stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   exec::become_subreaper();
 
-  control_ = std::make_unique<ControlPlane>("127.0.0.1", [this](const std::string& reason) {
+  ControlPlaneOptions control_options;
+  control_options.on_stop_request = [this](const std::string& reason) {
     {
       std::lock_guard lock(stop_mutex_);
       stop_reason_ = reason;
@@ -193,7 +194,11 @@ int LocalRun::run() {
     std::uint64_t one = 1;
     ssize_t ignored = ::write(stop_event_.get(), &one, sizeof one);
     (void)ignored;
-  });
+  };
+  control_ = std::make_unique<ControlPlane>(std::move(control_options));
+  for (const auto& node : plan_.program.nodes) {
+    control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
+  }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
 
   std::vector<SupervisedTaskSpec> specs;

@@ -1,22 +1,42 @@
 // ControlPlane: the launcher's handle on its in-process rendezvous server.
 //
 // Contract: the constructor starts the server (its own thread) on `bind`
-// ("127.0.0.1" locally; an address every host reaches under Slurm) with a
-// fresh secret; on_stop_request runs, on the server's thread, when a task
-// or `slipway stop` asks the program to stop. announce_stop pushes
-// "program stopping" to every task. The destructor stops the server.
+// ("127.0.0.1" locally; "0.0.0.0" under Slurm, advertised as
+// `advertise_host`) with a fresh secret. The callbacks run on the server's
+// thread and must not block: on_stop_request when a task or `slipway stop`
+// asks the program to stop (not when the launcher itself announces a
+// stop); on_member_ended when a task's agent leaves (with its exit status)
+// or fails (its connection dropped or its heartbeats stopped).
+// announce_stop pushes "program stopping" to every task. The destructor
+// stops the server.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
 namespace slipway::launch {
 
+struct MemberEnded {
+  std::string task;  // "node.replica"
+  std::uint32_t attempt = 0;
+  std::string host;
+  bool failed = false;   // true: vanished without leaving
+  int exit_status = 0;   // when it left
+  std::string reason;    // when it failed
+};
+
+struct ControlPlaneOptions {
+  std::string bind = "127.0.0.1";
+  std::string advertise_host;  // empty: the server's default
+  std::function<void(const std::string& reason)> on_stop_request;
+  std::function<void(const MemberEnded&)> on_member_ended;
+};
+
 class ControlPlane {
  public:
-  using StopRequest = std::function<void(const std::string& reason)>;
-  ControlPlane(const std::string& bind, StopRequest on_stop_request);
+  explicit ControlPlane(ControlPlaneOptions options);
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
@@ -24,6 +44,10 @@ class ControlPlane {
   const std::string& endpoint() const;
   const std::string& token() const;
   void announce_stop(const std::string& reason);
+  // Program-scope key for every task (e.g. the plan).
+  void put(const std::string& key, const std::string& value);
+  // Declares how many replicas a node has (fences over the program).
+  void declare(const std::string& node, std::uint32_t replicas);
 
  private:
   struct Impl;

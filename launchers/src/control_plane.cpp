@@ -1,0 +1,72 @@
+// ControlPlane over the in-process rendezvous server (see header).
+#include "slipway/launch/control_plane.hpp"
+
+#include <atomic>
+
+#include "slipway/rendezvous/server.hpp"
+#include "slipway/rendezvous/token.hpp"
+
+namespace slipway::launch {
+
+struct ControlPlane::Impl {
+  ControlPlaneOptions options;
+  std::string token = rendezvous::generate_token();
+  std::string endpoint;
+  std::atomic<bool> announced{false};
+  std::unique_ptr<rendezvous::Server> server;
+
+  void on_event(const rendezvous::Event& event) {
+    using rendezvous::EventKind;
+    switch (event.kind) {
+      case EventKind::program_stopping:
+        if (!announced.load() && options.on_stop_request) options.on_stop_request(event.reason);
+        break;
+      case EventKind::member_left:
+      case EventKind::member_failed:
+        if (options.on_member_ended) {
+          const auto& m = event.member;
+          options.on_member_ended(MemberEnded{m.identity.name(), m.identity.attempt,
+                                              m.identity.host,
+                                              event.kind == EventKind::member_failed,
+                                              m.exit_status, m.reason});
+        }
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+ControlPlane::ControlPlane(ControlPlaneOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  rendezvous::ServerOptions server_options;
+  server_options.bind_address = impl_->options.bind;
+  server_options.advertise_host = impl_->options.advertise_host;
+  server_options.token = impl_->token;
+  server_options.on_event = [impl = impl_.get()](const rendezvous::Event& e) { impl->on_event(e); };
+  impl_->server = std::make_unique<rendezvous::Server>(std::move(server_options));
+  impl_->server->start();
+  impl_->endpoint = impl_->server->endpoint();
+}
+
+ControlPlane::~ControlPlane() {
+  if (impl_ && impl_->server) impl_->server->stop();
+}
+
+const std::string& ControlPlane::endpoint() const { return impl_->endpoint; }
+const std::string& ControlPlane::token() const { return impl_->token; }
+
+void ControlPlane::announce_stop(const std::string& reason) {
+  impl_->announced = true;
+  impl_->server->request_stop(reason);
+}
+
+void ControlPlane::put(const std::string& key, const std::string& value) {
+  impl_->server->put(key, value);
+}
+
+void ControlPlane::declare(const std::string& node, std::uint32_t replicas) {
+  impl_->server->declare(node, replicas);
+}
+
+}  // namespace slipway::launch
