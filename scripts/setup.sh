@@ -10,6 +10,7 @@ PACKAGES=(
   libtomlplusplus-dev libasio-dev libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
   slurm-wlm slurm-client libslurm-dev munge libmunge-dev
   libpmix-dev libpmix-bin libucx-dev ucx-utils
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   openmpi-bin libopenmpi-dev python3-mpi4py python3-torch
   bats iproute2 util-linux procps psmisc
   clang libclang-rt-14-dev
