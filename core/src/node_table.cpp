@@ -8,7 +8,7 @@
 
 #include "limits.hpp"
 #include "names.hpp"
-#include "quantities.hpp"
+#include "slipway/core/quantities.hpp"
 
 namespace slipway::core {
 namespace {
@@ -166,9 +166,13 @@ const std::array<NodeKey, 22> kNodeKeys{{
        n.command.where = location_of(v);
        auto argv = r.argv(v, what);
        if (!argv) return;
-       if (argv->empty() || argv->front().empty()) {
+       if (argv->empty()) {
          r.error(location_of(v), what + " is empty; give the program to run, e.g. command = "
                                         "[\"python3\", \"main.py\"]");
+         return;
+       }
+       if (argv->front().empty()) {
+         r.error(location_of(v), what + " starts with an empty word; give the program to run first");
          return;
        }
        n.command.value = std::move(*argv);
@@ -208,7 +212,7 @@ const std::array<NodeKey, 22> kNodeKeys{{
        if (auto range = parse_replica_range(*s, reason)) {
          n.replicas.value = *range;
        } else {
-         r.error(location_of(v), what + " \"" + *s + "\" " + reason);
+         r.error(location_of(v), what + " is \"" + *s + "\": " + reason);
        }
      }},
     {"cpus", true,
@@ -239,7 +243,7 @@ const std::array<NodeKey, 22> kNodeKeys{{
        if (auto mb = parse_memory_mb(*s, reason)) {
          n.mem_mb.value = *mb;
        } else {
-         r.error(location_of(v), what + " \"" + *s + "\" " + reason);
+         r.error(location_of(v), what + " is \"" + *s + "\": " + reason);
        }
      }},
     {"framework", true,
@@ -321,7 +325,7 @@ const std::array<NodeKey, 22> kNodeKeys{{
        if (auto minutes = parse_time_minutes(*s, reason)) {
          n.time_minutes.value = *minutes;
        } else {
-         r.error(location_of(v), what + " \"" + *s + "\" " + reason);
+         r.error(location_of(v), what + " is \"" + *s + "\": " + reason);
        }
      }},
     {"ucx", true, &read_ucx},

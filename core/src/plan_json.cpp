@@ -107,8 +107,8 @@ class In {
     if (s.size() > limits::kMaxStringLength) fail(key, "is too long");
     return s;
   }
-  std::uint64_t uint(const std::string& key, std::uint64_t max) const {
-    const json& v = field(key);
+  std::uint64_t uint(const std::string& key, std::uint64_t max) const { return as_uint(field(key), key, max); }
+  std::uint64_t as_uint(const json& v, const std::string& key, std::uint64_t max) const {
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
       fail(key, "must be a non-negative integer");
     }
@@ -126,16 +126,13 @@ class In {
   }
   std::vector<std::string> strings(const std::string& key) const {
     std::vector<std::string> out;
-    for (const In& e : array(key, limits::kMaxListLength)) out.push_back(e.as_string(e.j_, key));
+    for (const In& e : array(key, limits::kMaxListLength)) out.push_back(e.as_string(e.j_, ""));
     return out;
   }
   std::vector<std::uint32_t> u32s(const std::string& key, std::uint64_t max) const {
     std::vector<std::uint32_t> out;
     for (const In& e : array(key, limits::kMaxListLength)) {
-      if (!e.j_.is_number_unsigned() || e.j_.get<std::uint64_t>() > max) {
-        fail(key, "must hold integers from 0 to " + std::to_string(max));
-      }
-      out.push_back(e.j_.get<std::uint32_t>());
+      out.push_back(static_cast<std::uint32_t>(e.as_uint(e.j_, "", max)));
     }
     return out;
   }

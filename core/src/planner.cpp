@@ -165,23 +165,28 @@ class Placer {
 
   // `nodes = K`: K blocks of consecutive replicas (sizes differ by at most
   // one, larger first), each on its own host, which must hold the whole block.
+  // A host too full for a block of one size stays too full for it, so each
+  // of the two sizes keeps its own scan position.
   void place_blocks(std::size_t u, std::uint32_t count, std::vector<HostState>& hosts, Placement& p) const {
     const Demand& d = units_[u].per_replica;
     const std::uint32_t blocks = std::min(units_[u].hosts, count);
+    std::vector<bool> used(hosts.size(), false);
+    std::size_t scan[2] = {0, 0};  // [0]: larger blocks, [1]: smaller blocks
     std::uint32_t replica = 0;
-    std::size_t h = 0;
     for (std::uint32_t b = 0; b < blocks; ++b) {
-      const std::uint32_t size = count / blocks + (b < count % blocks ? 1 : 0);
-      while (h < hosts.size() && !(eligible(u, h) && hosts[h].fits(d, size))) ++h;
+      const bool larger = b < count % blocks;
+      const std::uint32_t size = count / blocks + (larger ? 1 : 0);
+      std::size_t& h = scan[larger ? 0 : 1];
+      while (h < hosts.size() && (used[h] || !eligible(u, h) || !hosts[h].fits(d, size))) ++h;
       if (h == hosts.size()) {
         fail(u, replica, size, hosts, p);
         return;
       }
+      used[h] = true;
       for (std::uint32_t i = 0; i < size; ++i, ++replica) {
         p.host[u].push_back(static_cast<std::uint32_t>(h));
         p.gpus[u].push_back(flatten(take(u, hosts[h])));
       }
-      ++h;  // the next block goes to another host
     }
   }
 

@@ -1,8 +1,9 @@
 // Memory, time and replica quantity strings (quantities.hpp).
-#include "quantities.hpp"
+#include "slipway/core/quantities.hpp"
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <vector>
 
 #include "limits.hpp"
@@ -33,7 +34,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }  // namespace
 
 std::optional<std::uint64_t> parse_memory_mb(std::string_view text, std::string& reason) {
-  reason = "write a size such as \"512M\", \"16G\" or \"1T\" (K, M, G, T), or an integer of MiB";
+  reason = "not a size; write a size such as \"512M\", \"16G\" or \"1T\" (K, M, G, T), or an integer of MiB";
   if (text.empty()) return std::nullopt;
   std::uint64_t kib_per_unit = 1024;  // plain digits: MiB
   std::string_view digits = text;
@@ -57,14 +58,14 @@ std::optional<std::uint64_t> parse_memory_mb(std::string_view text, std::string&
   }
   const std::uint64_t max_kib = limits::kMaxMemMb * 1024;
   if (*value > max_kib / kib_per_unit) {
-    reason = "is more than the limit of 1P";
+    reason = "more than the limit of 1024T";
     return std::nullopt;
   }
   return (*value * kib_per_unit + 1023) / 1024;
 }
 
 std::optional<std::uint32_t> parse_time_minutes(std::string_view text, std::string& reason) {
-  reason = "write minutes (\"90\"), \"H:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" as Slurm's --time";
+  reason = "not a time; write minutes (\"90\"), \"H:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" as for Slurm's --time";
   std::uint64_t days = 0, hours = 0, minutes = 0, seconds = 0;
   std::string_view clock = text;
   const bool has_days = text.find('-') != std::string_view::npos;
@@ -106,33 +107,52 @@ std::optional<std::uint32_t> parse_time_minutes(std::string_view text, std::stri
     return std::nullopt;
   }
   if (total > limits::kMaxTimeMinutes) {
-    reason = "is more than the limit of 366 days";
+    reason = "more than the limit of 366 days";
     return std::nullopt;
   }
   return static_cast<std::uint32_t>(total);
 }
 
 std::optional<ReplicaRange> parse_replica_range(std::string_view text, std::string& reason) {
-  reason = "write a count (3) or an elastic range \"MIN:MAX\" (\"2:8\")";
+  reason = "not a count; write a count (3) or an elastic range \"MIN:MAX\" (\"2:8\")";
   const auto parts = split(text, ':');
   if (parts.size() > 2) return std::nullopt;
   const auto lo = parse_digits(parts[0]);
   const auto hi = parts.size() == 2 ? parse_digits(parts[1]) : lo;
   if (!lo || !hi) return std::nullopt;
   if (*lo == 0) {
-    reason = parts.size() == 2 ? "has MIN 0; an elastic node needs at least 1 replica"
+    reason = parts.size() == 2 ? "MIN is 0; an elastic node needs at least 1 replica"
                                : "must be at least 1";
     return std::nullopt;
   }
   if (*lo > *hi) {
-    reason = "has MIN greater than MAX; write \"MIN:MAX\" with MIN <= MAX";
+    reason = "MIN is greater than MAX; write \"MIN:MAX\" with MIN <= MAX";
     return std::nullopt;
   }
   if (*hi > limits::kMaxReplicas) {
-    reason = "is more than the limit of " + std::to_string(limits::kMaxReplicas) + " replicas";
+    reason = "more than the limit of " + std::to_string(limits::kMaxReplicas) + " replicas";
     return std::nullopt;
   }
   return ReplicaRange{static_cast<std::uint32_t>(*lo), static_cast<std::uint32_t>(*hi)};
+}
+
+std::string format_memory_mb(std::uint64_t mb) {
+  if (mb != 0 && mb % (1024 * 1024) == 0) return std::to_string(mb / (1024 * 1024)) + "T";
+  if (mb != 0 && mb % 1024 == 0) return std::to_string(mb / 1024) + "G";
+  return std::to_string(mb) + "M";
+}
+
+std::string format_time_minutes(std::uint32_t minutes) {
+  const std::uint32_t days = minutes / (24 * 60);
+  const std::uint32_t hours = minutes / 60 % 24;
+  const std::uint32_t mins = minutes % 60;
+  char buffer[32];
+  if (days > 0) {
+    std::snprintf(buffer, sizeof buffer, "%u-%02u:%02u:00", days, hours, mins);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%u:%02u:00", hours, mins);
+  }
+  return buffer;
 }
 
 }  // namespace slipway::core

@@ -1,0 +1,44 @@
+// `slipway validate FILE`: checks a topology and reports every problem as
+// FILE:LINE:COL: message (exit 2), or one summary line (exit 0).
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "slipway/core/topology.hpp"
+
+namespace slipway::cli {
+namespace {
+
+int run_validate(const std::string& path) {
+  const core::TopologyResult result = core::load_topology(path);
+  if (!result.ok()) {
+    for (const auto& d : result.diagnostics) std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
+    return 2;
+  }
+  const core::Program& program = *result.program;
+  std::uint64_t min_tasks = 0, max_tasks = 0;
+  for (const auto& node : program.nodes) {
+    min_tasks += node.replicas->min;
+    max_tasks += node.replicas->max;
+  }
+  std::string tasks = std::to_string(min_tasks);
+  if (max_tasks != min_tasks) tasks += " to " + std::to_string(max_tasks);
+  std::printf("%s: valid (program %s, %zu node%s, %s task%s)\n", path.c_str(), program.name->c_str(),
+              program.nodes.size(), program.nodes.size() == 1 ? "" : "s", tasks.c_str(),
+              max_tasks == 1 ? "" : "s");
+  return 0;
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app, CommandContext& ctx) {
+  auto path = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("validate", "Check a topology file without planning or running it");
+  cmd->add_option("FILE", *path, "Topology file (TOML); see docs/topology.md")->required();
+  cmd->footer(
+      "Every problem is reported, one per line on stderr, as FILE:LINE:COL: message.\n"
+      "Exit status: 0 valid, 2 invalid or unreadable.");
+  cmd->callback([path, &ctx] { ctx.exit_code = run_validate(*path); });
+}
+
+}  // namespace slipway::cli
