@@ -317,6 +317,7 @@ EngineStats Engine::stats() const {
   st.kv_bytes = s.kv_bytes;
   st.pending_waits = s.waiters.size();
   st.pending_fences = s.fences.size();
+  for (const auto& [name, f] : s.fences) st.fence_waiters += f.arrived;
   return st;
 }
 

@@ -62,6 +62,7 @@ struct EngineStats {
   std::uint64_t kv_bytes = 0;
   std::size_t pending_waits = 0;
   std::size_t pending_fences = 0;
+  std::size_t fence_waiters = 0;  // members inside a pending fence
 };
 
 class Engine {

@@ -1,0 +1,287 @@
+// The engine's TCP transport on Asio (see asio_transport.hpp).
+//
+// Every handler ends with the same epilogue: flush the connections that got
+// output, forget the dead ones, re-arm the deadline timer. Nothing here calls
+// back into the engine from inside an engine callback: a connection whose
+// queue overflows is only marked, and reported after the engine returns.
+#include "asio_transport.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <cerrno>
+
+#include "slipway/rendezvous/endpoint.hpp"
+
+namespace slipway::rendezvous {
+namespace {
+
+constexpr std::size_t kReadBuffer = 64 * 1024;
+constexpr std::size_t kCoalesceLimit = 64 * 1024;
+constexpr int kMaxIov = 64;
+constexpr int kReadsPerTurn = 16;
+
+}  // namespace
+
+AsioTransport::AsioTransport(asio::io_context& io, std::uint64_t max_outbound_bytes)
+    : io_(io), timer_(io), accept_backoff_(io), max_outbound_bytes_(max_outbound_bytes),
+      read_buffer_(kReadBuffer) {}
+
+AsioTransport::~AsioTransport() = default;
+
+AsioTransport::Connection* AsioTransport::find(ConnId id) {
+  auto it = conns_.find(id);
+  return it == conns_.end() || it->second->dead ? nullptr : it->second.get();
+}
+
+void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
+  acceptor_ = &acceptor;
+  accept_next();
+}
+
+void AsioTransport::accept_next() {
+  acceptor_->async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+    if (shut_ || ec == asio::error::operation_aborted) return;
+    if (ec) {
+      // Typically EMFILE: back off instead of spinning on a full table.
+      spdlog::warn("rendezvous: accept failed: {} (raise `ulimit -n`?)", ec.message());
+      accept_backoff_.expires_after(std::chrono::milliseconds(100));
+      accept_backoff_.async_wait([this](const asio::error_code& e) {
+        if (!e && !shut_) accept_next();
+      });
+      return;
+    }
+    asio::error_code ignored;
+    socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+    socket.set_option(asio::socket_base::keep_alive(true), ignored);
+    socket.non_blocking(true, ignored);
+    const auto remote = socket.remote_endpoint(ignored);
+    const std::string peer = format_endpoint(remote.address().to_string(), remote.port());
+    const ConnId id = next_id_++;
+    auto& c = *conns_.emplace(id, std::make_unique<Connection>(std::move(socket))).first->second;
+    if (!engine_->connected(id, peer, SteadyClock::now())) {
+      drop(id, c, false);
+    } else {
+      c.socket.async_wait(asio::socket_base::wait_read,
+                          [this, id](const asio::error_code& e) { on_readable(id, e); });
+    }
+    after_engine_call();
+    accept_next();
+  });
+}
+
+// Reads what is there into the shared buffer and hands it to the engine.
+// Asio's reactor is edge-triggered: keep reading until a short read (the
+// socket was drained) before waiting again, or continue in a posted turn.
+void AsioTransport::on_readable(ConnId id, const asio::error_code& ec) {
+  if (shut_ || ec == asio::error::operation_aborted) return;
+  Connection* c = find(id);
+  if (!c || c->closing) return;
+  const int fd = c->socket.native_handle();
+  for (int round = 0;; ++round) {
+    const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), 0);
+    if (n > 0) {
+      engine_->received(id, std::span(read_buffer_.data(), static_cast<std::size_t>(n)), SteadyClock::now());
+      c = find(id);
+      if (!c || c->closing) break;
+      if (static_cast<std::size_t>(n) < read_buffer_.size()) {
+        c->socket.async_wait(asio::socket_base::wait_read,
+                             [this, id](const asio::error_code& e) { on_readable(id, e); });
+        break;
+      }
+      if (round + 1 >= kReadsPerTurn) {
+        asio::post(io_, [this, id] { on_readable(id, {}); });
+        break;
+      }
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      c->socket.async_wait(asio::socket_base::wait_read,
+                           [this, id](const asio::error_code& e) { on_readable(id, e); });
+      break;
+    }
+    drop(id, *c, true);  // EOF or error
+    break;
+  }
+  after_engine_call();
+}
+
+AsioTransport::Chunk& AsioTransport::tail_for_append(Connection& c) {
+  if (c.out.size() > c.out_head && !c.out.back().shared && c.out.back().owned.size() < kCoalesceLimit) {
+    return c.out.back();
+  }
+  return c.out.emplace_back();
+}
+
+void AsioTransport::send(ConnId id, std::string_view frames) {
+  Connection* c = find(id);
+  if (!c || c->closing) return;
+  tail_for_append(*c).owned.append(frames);
+  c->out_bytes += frames.size();
+  if (!c->dirty) {
+    c->dirty = true;
+    dirty_.push_back(id);
+  }
+}
+
+void AsioTransport::send_shared(ConnId id, std::string_view prefix,
+                                std::shared_ptr<const std::string> body) {
+  Connection* c = find(id);
+  if (!c || c->closing) return;
+  if (!prefix.empty()) tail_for_append(*c).owned.append(prefix);
+  c->out_bytes += prefix.size() + body->size();
+  Chunk chunk;
+  chunk.shared = std::move(body);
+  c->out.push_back(std::move(chunk));
+  if (!c->dirty) {
+    c->dirty = true;
+    dirty_.push_back(id);
+  }
+}
+
+void AsioTransport::close(ConnId id) {
+  Connection* c = find(id);
+  if (!c || c->closing) return;
+  c->closing = true;
+  if (!c->dirty) {
+    c->dirty = true;
+    dirty_.push_back(id);
+  }
+}
+
+void AsioTransport::flush_dirty() {
+  while (!dirty_.empty()) {
+    std::vector<ConnId> batch;
+    batch.swap(dirty_);
+    for (ConnId id : batch) {
+      Connection* c = find(id);
+      if (!c) continue;
+      c->dirty = false;
+      if (!c->closing && c->out_bytes > max_outbound_bytes_) {
+        spdlog::warn("rendezvous: dropping a connection that does not read: {} bytes queued "
+                     "(Limits::max_outbound_bytes)",
+                     c->out_bytes);
+        drop(id, *c, true);
+        continue;
+      }
+      flush(id, *c);
+    }
+  }
+}
+
+// Writes as much as the socket takes now with one sendmsg per 64 chunks; the
+// rest waits for writability. A closing connection is closed once flushed
+// (or at once if its peer does not read).
+void AsioTransport::flush(ConnId id, Connection& c) {
+  if (c.waiting_write) return;
+  const int fd = c.socket.native_handle();
+  while (c.out_head < c.out.size()) {
+    iovec iov[kMaxIov];
+    int count = 0;
+    for (std::size_t i = c.out_head; i < c.out.size() && count < kMaxIov; ++i) {
+      const std::size_t skip = i == c.out_head ? c.out_offset : 0;
+      iov[count].iov_base = const_cast<char*>(c.out[i].data() + skip);
+      iov[count].iov_len = c.out[i].size() - skip;
+      ++count;
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<std::size_t>(count);
+    const ssize_t written = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && !c.closing) {
+        c.waiting_write = true;
+        c.socket.async_wait(asio::socket_base::wait_write, [this, id](const asio::error_code& ec) {
+          if (shut_ || ec == asio::error::operation_aborted) return;
+          Connection* conn = find(id);
+          if (!conn) return;
+          conn->waiting_write = false;
+          flush(id, *conn);
+          after_engine_call();
+        });
+        return;
+      }
+      drop(id, c, !c.closing);
+      return;
+    }
+    std::size_t left = static_cast<std::size_t>(written);
+    c.out_bytes -= left;
+    while (left > 0) {
+      const std::size_t avail = c.out[c.out_head].size() - c.out_offset;
+      if (left >= avail) {
+        left -= avail;
+        c.out[c.out_head] = Chunk{};
+        ++c.out_head;
+        c.out_offset = 0;
+      } else {
+        c.out_offset += left;
+        left = 0;
+      }
+    }
+  }
+  c.out.clear();
+  c.out_head = 0;
+  c.out_offset = 0;
+  if (c.closing) {
+    asio::error_code ignored;
+    c.socket.shutdown(asio::socket_base::shutdown_send, ignored);
+    drop(id, c, false);
+  }
+}
+
+void AsioTransport::drop(ConnId id, Connection& c, bool tell_engine) {
+  if (c.dead) return;
+  c.dead = true;
+  asio::error_code ignored;
+  c.socket.close(ignored);
+  dead_.push_back(id);
+  if (tell_engine) engine_->disconnected(id, SteadyClock::now());
+}
+
+void AsioTransport::reap() {
+  for (ConnId id : dead_) conns_.erase(id);
+  dead_.clear();
+}
+
+void AsioTransport::rearm_timer() {
+  if (shut_) return;
+  const TimePoint next = engine_->next_deadline();
+  if (next >= armed_) return;
+  armed_ = next;
+  timer_.expires_at(next);
+  timer_.async_wait([this](const asio::error_code& ec) {
+    if (shut_ || ec == asio::error::operation_aborted) return;
+    armed_ = TimePoint::max();
+    engine_->tick(SteadyClock::now());
+    after_engine_call();
+  });
+}
+
+void AsioTransport::after_engine_call() {
+  flush_dirty();
+  reap();
+  rearm_timer();
+}
+
+void AsioTransport::shutdown() {
+  shut_ = true;
+  asio::error_code ignored;
+  if (acceptor_) acceptor_->close(ignored);
+  timer_.cancel();
+  accept_backoff_.cancel();
+  // Best effort: what is queued (e.g. "program stopping") goes out if the
+  // socket takes it now; nobody is reported failed.
+  for (auto& [id, c] : conns_) c->closing = true;
+  for (auto& [id, c] : conns_) {
+    if (!c->dead) flush(id, *c);
+    c->socket.close(ignored);
+  }
+  conns_.clear();
+  dirty_.clear();
+  dead_.clear();
+}
+
+}  // namespace slipway::rendezvous
