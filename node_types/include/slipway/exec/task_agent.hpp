@@ -37,6 +37,9 @@ struct AgentOptions {
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
+  // The address peers reach this host at, when the plan gives none.
+  // Empty: this host's name.
+  std::string advertise_host;
   std::vector<TaskHooks*> hooks;  // not owned; called in order (task_hooks.hpp)
 };
 

@@ -1,0 +1,33 @@
+// The Slurm controller behind `slipway launch FILE` (and `srun --program`):
+// runs a program as job steps of a Slurm allocation.
+//
+// Contract: outside an allocation it re-executes itself under `salloc`
+// (salloc_arguments: the user's srun arguments, or one heterogeneous
+// component per resource shape; always --no-kill). Inside one, it reads the
+// allocation (slurm_allocation.hpp), plans onto its hosts, runs the
+// rendezvous on this host (reachable from every host), starts one step per
+// launch unit (slurm_steps.hpp), supervises them with the local launcher's
+// engine, and resubmits a failed unit as a new step within max_retries,
+// away from a host whose agent vanished (a lost host) when another host
+// has room. Exit statuses as `slipway run`.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace slipway::launch {
+
+struct SlurmLaunchOptions {
+  std::string topology_path;
+  std::vector<std::string> srun_args;  // the user's srun arguments (SPANK hand-over)
+  std::string run_root;                // empty: default_run_root()
+  std::string exec_path;               // slipway-exec on the compute hosts
+  std::string self_path;               // this slipway binary (to re-exec under salloc)
+  std::chrono::milliseconds grace{10000};
+  std::chrono::milliseconds wire_timeout{300000};
+};
+
+int run_slurm(const SlurmLaunchOptions& options);
+
+}  // namespace slipway::launch

@@ -1,0 +1,212 @@
+// LauncherLoop: signals, stop requests, unit processes and the supervisor's
+// actions, shared by the local launcher and the Slurm controller.
+#include "launcher_loop.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "slipway/exec/line_prefixer.hpp"
+
+namespace slipway::launch {
+namespace {
+
+using std::chrono::milliseconds;
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    default: return "a signal";
+  }
+}
+
+void wake(int fd) {
+  std::uint64_t one = 1;
+  ssize_t ignored = ::write(fd, &one, sizeof one);
+  (void)ignored;
+}
+
+}  // namespace
+
+void say(const std::string& message) {
+  exec::write_all(STDERR_FILENO, "slipway: " + message + "\n");
+}
+
+LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace)
+    : plan_(std::move(plan)), run_dir_(std::move(run_dir)), units_(launch_units(plan_)), grace_(grace) {}
+
+LauncherLoop::~LauncherLoop() = default;
+
+std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    for (std::uint32_t t : units_[u].tasks) {
+      if (plan_.tasks[t].name() == task_name) return u;
+    }
+  }
+  return units_.size();
+}
+
+std::vector<std::string> LauncherLoop::unit_environment() const {
+  return {"SLIPWAY_RDZV=" + control_->endpoint(), "SLIPWAY_TOKEN=" + control_->token(),
+          "SLIPWAY_RUN_DIR=" + run_dir_.path()};
+}
+
+void LauncherLoop::signal_unit(std::size_t, pid_t pid, int sig) { ::kill(pid, sig); }
+
+void LauncherLoop::launch(std::size_t unit, int attempt) {
+  if (attempt > 0) say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
+  try {
+    pid_t pid = start_unit(unit, attempt, unit_environment());
+    running_[pid] = unit;
+    unit_pid_[unit] = pid;
+  } catch (const std::exception& e) {
+    say(units_[unit].name + ": " + e.what());
+    carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+  }
+}
+
+void LauncherLoop::carry_out(const std::vector<Action>& actions) {
+  for (const Action& action : actions) {
+    switch (action.kind) {
+      case Action::Kind::Launch:
+        launch(action.task, action.attempt);
+        break;
+      case Action::Kind::Signal:
+        if (pid_t pid = unit_pid_[action.task]; pid > 0) signal_unit(action.task, pid, action.signal);
+        break;
+      case Action::Kind::Finish: {
+        finished_ = true;
+        exit_code_ = action.exit_code;
+        const std::string program = "program '" + *plan_.program.name + "' ";
+        if (action.exit_code == 0) {
+          say(program + "finished: " + action.message);
+        } else if (action.exit_code == 1) {
+          say(program + "failed: " + action.message);
+        } else {
+          say(program + "stopped: " + action.message);
+        }
+        break;
+      }
+    }
+  }
+}
+
+void LauncherLoop::on_signals() {
+  signalfd_siginfo info{};
+  while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    int sig = static_cast<int>(info.ssi_signo);
+    if (sig == SIGCHLD) {
+      int status = 0;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        auto it = running_.find(pid);
+        if (it == running_.end()) continue;  // an orphan we subreaped
+        std::size_t unit = it->second;
+        running_.erase(it);
+        unit_pid_[unit] = -1;
+        auto exit = exec::ExitStatus::from_wait_status(status);
+        unit_ended(unit, exit);
+        if (!exit.success() && supervisor_->task(unit).state == TaskState::Running &&
+            signals_seen_ == 0) {
+          say(units_[unit].name + " " + exit.describe() + " (log: " + run_dir_.logs_path() + "/" +
+              plan_.tasks[units_[unit].tasks.front()].name() + ".log)");
+        }
+        carry_out(supervisor_->task_exited(unit, TaskExit{exit.signaled, exit.code}, Clock::now()));
+      }
+      continue;
+    }
+    if (++signals_seen_ > 1) {
+      say("second " + std::string(signal_name(sig)) + ": killing every task now");
+      for (auto& [pid, unit] : running_) signal_unit(unit, pid, SIGKILL);
+      continue;
+    }
+    say(std::string("received ") + signal_name(sig) + ", stopping the program (again to kill now)");
+    control_->announce_stop(std::string("launcher received ") + signal_name(sig));
+    carry_out(supervisor_->stop_requested(std::string("interrupted by ") + signal_name(sig),
+                                          128 + sig, Clock::now()));
+  }
+}
+
+void LauncherLoop::on_wakeup() {
+  std::uint64_t count;
+  ssize_t ignored = read(wakeup_.get(), &count, sizeof count);
+  (void)ignored;
+  std::deque<std::string> stops;
+  std::deque<MemberEnded> ended;
+  {
+    std::lock_guard lock(queue_mutex_);
+    stops.swap(stop_requests_);
+    ended.swap(ended_members_);
+  }
+  for (const auto& event : ended) member_ended(event);
+  for (const auto& reason : stops) {
+    say("stop requested: " + reason);
+    control_->announce_stop(reason);
+    carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
+  }
+}
+
+int LauncherLoop::run(ControlPlaneOptions control_options) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    sigaddset(&set, sig);
+    signal(sig, SIG_DFL);  // a background shell may have left SIGINT ignored
+  }
+  sigprocmask(SIG_BLOCK, &set, nullptr);  // before any thread starts
+  signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+  wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  exec::become_subreaper();
+
+  control_options.on_stop_request = [this](const std::string& reason) {
+    std::lock_guard lock(queue_mutex_);
+    stop_requests_.push_back(reason);
+    wake(wakeup_.get());
+  };
+  control_options.on_member_ended = [this](const MemberEnded& event) {
+    std::lock_guard lock(queue_mutex_);
+    ended_members_.push_back(event);
+    wake(wakeup_.get());
+  };
+  control_ = std::make_unique<ControlPlane>(std::move(control_options));
+  for (const auto& node : plan_.program.nodes) {
+    control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
+  }
+  run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
+
+  std::vector<SupervisedTaskSpec> specs;
+  for (const LaunchUnit& unit : units_) specs.push_back({unit.name, unit.daemon, unit.max_retries});
+  SupervisorOptions supervisor_options;
+  supervisor_options.grace = grace_;
+  supervisor_ = std::make_unique<Supervisor>(std::move(specs), supervisor_options);
+  unit_pid_.assign(units_.size(), -1);
+
+  carry_out(supervisor_->start(Clock::now()));
+  while (!finished_) {
+    int timeout = -1;
+    if (auto deadline = supervisor_->next_deadline()) {
+      auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
+      timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
+    }
+    pollfd fds[2] = {{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}};
+    if (poll(fds, 2, timeout) < 0 && errno != EINTR) break;
+    if (fds[0].revents & POLLIN) on_signals();
+    if (fds[1].revents & POLLIN) on_wakeup();
+    carry_out(supervisor_->tick(Clock::now()));
+  }
+  // Nothing of the program outlives the launcher.
+  exec::terminate_descendants(milliseconds(2000));
+  run_dir_.write_exit(exit_code_);
+  control_.reset();
+  return exit_code_;
+}
+
+}  // namespace slipway::launch

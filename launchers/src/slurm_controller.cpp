@@ -1,0 +1,199 @@
+// The Slurm controller: one job step per launch unit inside an allocation,
+// supervised by the shared launcher loop; resubmission away from lost
+// hosts (see slurm_controller.hpp).
+#include "slipway/launch/slurm_controller.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "launcher_loop.hpp"
+#include "slipway/core/plan_json.hpp"
+#include "slipway/core/topology.hpp"
+#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/local_address.hpp"
+#include "slipway/launch/slurm_allocation.hpp"
+#include "slipway/launch/slurm_steps.hpp"
+
+extern char** environ;
+
+namespace slipway::launch {
+namespace {
+
+constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
+
+// The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST, or
+// the source address of the route toward the first host of the job.
+std::string advertise_address(const SlurmJob& job) {
+  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) return forced;
+  for (const auto& component : job.components) {
+    for (const auto& host : component.hosts) {
+      if (auto address = exec::local_address_toward(host)) return *address;
+    }
+  }
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+class SlurmRun : public LauncherLoop {
+ public:
+  SlurmRun(const SlurmLaunchOptions& options, SlurmJob job, core::Plan plan, RunDirectory run_dir)
+      : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
+        options_(options),
+        job_(std::move(job)) {
+    for (const auto& unit : units()) unit_host_.push_back(this->plan().hosts.at(unit.host).name);
+  }
+
+ protected:
+  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+    const LaunchUnit& u = units()[unit];
+    StepRequest step = step_for_unit(plan(), u);
+    step.job_id = job_.job_id;
+    step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
+    step.het_group = het_group_of(step.host);
+    unit_host_[unit] = step.host;
+    step.agent_argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
+                       std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
+                       std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
+                       std::to_string(options_.wire_timeout.count())};
+    for (std::uint32_t task : u.tasks) {
+      step.agent_argv.push_back("--task");
+      step.agent_argv.push_back(plan().tasks[task].name());
+    }
+    exec::SpawnOptions spawn;
+    spawn.argv = srun_command(step);
+    for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+    spawn.env.insert(spawn.env.end(), env.begin(), env.end());
+    spawn.new_process_group = true;
+    spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
+    if (attempt > 0) say(u.name + ": new step on " + step.host);
+    return exec::spawn(spawn);
+  }
+
+  void member_ended(const MemberEnded& event) override {
+    if (!event.failed) return;
+    std::size_t unit = unit_of_task(event.task);
+    if (unit >= units().size() || unit_pid(unit) <= 0) return;
+    // The agent vanished without leaving: its host (or its step) is gone.
+    // Cancel the step; the supervisor then resubmits it elsewhere.
+    lost_hosts_.insert(unit_host_[unit]);
+    say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); cancelling its step");
+    ::kill(unit_pid(unit), SIGKILL);
+  }
+
+ private:
+  int het_group_of(const std::string& host) const {
+    for (const auto& component : job_.components) {
+      for (const auto& h : component.hosts) {
+        if (h == host) return component.het_group;
+      }
+    }
+    return -1;
+  }
+
+  // A host for a resubmitted unit: its previous host unless it was lost,
+  // else the first other host with room; lost hosts are never chosen.
+  std::string choose_host(std::size_t unit, const StepRequest& step) {
+    std::map<std::string, std::uint32_t> used_cpus, used_gpus;
+    for (std::size_t u = 0; u < units().size(); ++u) {
+      if (u == unit || unit_pid(u) <= 0) continue;
+      StepRequest other = step_for_unit(plan(), units()[u]);
+      used_cpus[unit_host_[u]] += other.cpus;
+      used_gpus[unit_host_[u]] += other.gpus;
+    }
+    auto fits = [&](const core::Host& host) {
+      return !lost_hosts_.count(host.name) && used_cpus[host.name] + step.cpus <= host.cpus &&
+             used_gpus[host.name] + step.gpus <= host.gpus;
+    };
+    for (const auto& host : plan().hosts) {
+      if (host.name == unit_host_[unit] && fits(host)) return host.name;
+    }
+    for (const auto& host : plan().hosts) {
+      if (fits(host)) return host.name;
+    }
+    std::string lost;
+    for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
+    throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
+                             " (" + std::to_string(step.cpus) + " cpus, " +
+                             std::to_string(step.gpus) + " gpus)" +
+                             (lost.empty() ? "" : "; lost hosts: " + lost));
+  }
+
+  const SlurmLaunchOptions& options_;
+  SlurmJob job_;
+  std::vector<std::string> unit_host_;
+  std::set<std::string> lost_hosts_;
+};
+
+// Outside an allocation: run this same command under salloc.
+int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
+  if (std::getenv(kSallocGuard)) {
+    say("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
+    return 1;
+  }
+  std::vector<std::string> argv{"salloc"};
+  for (auto& a : salloc_arguments(program, options.srun_args)) argv.push_back(std::move(a));
+  argv.insert(argv.end(), {options.self_path, "launch", "--grace",
+                           std::to_string(options.grace.count() / 1000.0), "--wire-timeout",
+                           std::to_string(options.wire_timeout.count() / 1000.0)});
+  if (!options.run_root.empty()) argv.insert(argv.end(), {"--run-root", options.run_root});
+  argv.push_back(options.topology_path);
+  setenv(kSallocGuard, "1", 1);
+  std::vector<char*> c_argv;
+  for (auto& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  execvp("salloc", c_argv.data());
+  say(std::string("error: cannot run salloc: ") + std::strerror(errno));
+  return 1;
+}
+
+}  // namespace
+
+int run_slurm(const SlurmLaunchOptions& options) {
+  auto topology = core::load_topology(options.topology_path);
+  if (!topology.ok()) {
+    for (const auto& d : topology.diagnostics) {
+      exec::write_all(STDERR_FILENO, core::format_diagnostic(d) + "\n");
+    }
+    return 2;
+  }
+  std::optional<SlurmJob> job;
+  try {
+    job = read_slurm_job(process_environment());
+  } catch (const std::exception& e) {
+    say(std::string("error: cannot read the Slurm allocation: ") + e.what());
+    return 1;
+  }
+  if (!job) return reexec_under_salloc(options, *topology.program);
+
+  auto planned = core::make_plan(*topology.program, allocation_of(*job));
+  if (!planned.ok()) {
+    say("program '" + *topology.program->name + "' does not fit in job " + job->job_id + ":");
+    for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
+    return 2;
+  }
+  try {
+    const std::string& name = *planned.plan->program.name;
+    auto run_dir = RunDirectory::create(
+        options.run_root.empty() ? default_run_root() : options.run_root, name);
+    run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
+    say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
+        " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
+    ControlPlaneOptions control;
+    control.bind = "0.0.0.0";
+    control.advertise_host = advertise_address(*job);
+    SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
+    return run.run(std::move(control));
+  } catch (const std::exception& e) {
+    say(std::string("error: ") + e.what());
+    return 1;
+  }
+}
+
+}  // namespace slipway::launch

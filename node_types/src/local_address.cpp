@@ -1,0 +1,43 @@
+// Local source address toward a peer, by connecting a UDP socket.
+#include "slipway/exec/local_address.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include "slipway/exec/unique_fd.hpp"
+
+namespace slipway::exec {
+
+std::optional<std::string> local_address_toward(const std::string& peer) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(peer.c_str(), "9", &hints, &found) != 0 || !found) return std::nullopt;
+  std::optional<std::string> result;
+  for (addrinfo* ai = found; ai && !result; ai = ai->ai_next) {
+    UniqueFd fd(socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd || connect(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) continue;
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* address = local.ss_family == AF_INET6
+                              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                              : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+    if (inet_ntop(local.ss_family, address, text, sizeof text)) result = std::string(text);
+  }
+  freeaddrinfo(found);
+  return result;
+}
+
+std::string endpoint_host(const std::string& endpoint) {
+  if (!endpoint.empty() && endpoint.front() == '[') {
+    auto close = endpoint.find(']');
+    return close == std::string::npos ? "" : endpoint.substr(1, close - 1);
+  }
+  auto colon = endpoint.rfind(':');
+  return colon == std::string::npos ? "" : endpoint.substr(0, colon);
+}
+
+}  // namespace slipway::exec
