@@ -1,0 +1,157 @@
+// Courier RPC over UCX: a service creates an Endpoint, registers methods
+// (a name and a handler over bytes; typed helpers in typed.hpp), and
+// publishes its UCX worker address under its node and replica. A caller
+// resolves a Handle by node name (one replica, or all) and calls it:
+// blocking call(), future-returning call_async(), one-way send(), each with
+// a timeout. docs/channels.md is the user's guide.
+//
+// Threading: each Endpoint owns one UCX worker and one progress thread, the
+// only thread that touches that worker. Every public function may be called
+// from any thread; calls are handed to the progress thread and their results
+// handed back through futures. Handlers run on the progress thread unless
+// EndpointOptions::handler_threads > 0. Idle, the progress thread sleeps in
+// epoll on the worker's event fd (after ucp_worker_arm); it never spins.
+//
+// Failure: every function throws ChannelError. A handler's exception (or
+// Responder::fail) reaches the caller as Errc::remote_error with its message.
+// When a resolved callee publishes a new address (it restarted), the handle
+// follows it: calls in flight fail with Errc::peer_restarted, later calls go
+// to the new address. Calls made before any address is known wait for one
+// until their timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "slipway/channels/bytes.hpp"
+#include "slipway/channels/directory.hpp"
+#include "slipway/channels/error.hpp"
+#include "slipway/channels/options.hpp"
+
+namespace slipway::channels {
+
+namespace detail {
+class EndpointCore;
+struct PeerLease;
+}  // namespace detail
+
+using Timeout = std::optional<std::chrono::milliseconds>;  // nullopt: the endpoint's default
+
+// Completes one received call. Movable; reply() or fail() once, from any
+// thread. Dropping it unanswered fails the call ("returned without replying").
+class Responder {
+ public:
+  Responder(Responder&&) noexcept;
+  Responder& operator=(Responder&&) noexcept;
+  ~Responder();
+
+  void reply(Bytes result);
+  void fail(std::string message);
+  const std::string& method() const noexcept;
+  bool oneway() const noexcept;  // the caller wants no reply (send())
+
+  struct State;  // opaque: the call being answered
+  explicit Responder(std::shared_ptr<State> state);
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+// Counters of one endpoint since it started (readable from any thread).
+struct EndpointStats {
+  std::uint64_t calls_started = 0;        // calls and one-way sends made through its handles
+  std::uint64_t requests_received = 0;    // calls and one-way sends dispatched to its methods
+  std::uint64_t eager_receives = 0;       // payloads that arrived with their message
+  std::uint64_t rendezvous_receives = 0;  // payloads fetched by UCX's rendezvous protocol
+  std::uint64_t refused = 0;              // requests or replies refused (size, load)
+};
+
+// Runs on a handler thread; returns the reply, or throws to fail the call.
+using Handler = std::function<Bytes(ByteView request)>;
+// Answers later through the Responder (e.g. from another thread).
+using AsyncHandler = std::function<void(ByteView request, Responder responder)>;
+
+// A caller's reference to one callee (node.replica, or an explicit address).
+// Copies share the same connection; the connection closes with the last copy.
+class Handle {
+ public:
+  Handle(const Handle&) = default;
+  Handle& operator=(const Handle&) = default;
+  ~Handle();
+
+  // Blocks until the reply. Throws Errc::would_deadlock on the endpoint's
+  // own progress thread (use call_async there, or handler_threads).
+  Bytes call(const std::string& method, Bytes request, Timeout timeout = {}) const;
+  std::future<Bytes> call_async(const std::string& method, Bytes request,
+                                Timeout timeout = {}) const;
+  // One-way: the future completes once the message has left (UCX finished
+  // sending it); the callee's result and errors are not reported.
+  std::future<void> send(const std::string& method, Bytes request, Timeout timeout = {}) const;
+
+  // "learner.0", or the label given to Endpoint::connect.
+  const std::string& name() const noexcept;
+
+ private:
+  friend class Endpoint;
+  explicit Handle(std::shared_ptr<detail::PeerLease> lease);
+  std::shared_ptr<detail::PeerLease> lease_;
+};
+
+class Endpoint {
+ public:
+  // Creates the UCX context and worker and starts the progress thread.
+  // `directory` is where publish() and resolve() go; without one only
+  // connect() with explicit addresses works.
+  explicit Endpoint(EndpointOptions options = {},
+                    std::shared_ptr<AddressDirectory> directory = nullptr);
+  // Stops serving: calls in flight through this endpoint's handles fail
+  // with Errc::closed, callers connected to it see it leave.
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  // Registers (or replaces) a method; visible to calls received after it
+  // returns. Names are 1..255 bytes.
+  void register_method(const std::string& method, Handler handler);
+  void register_async_method(const std::string& method, AsyncHandler handler);
+
+  // This endpoint's UCX worker address (what publish() puts in the directory).
+  const Bytes& address() const noexcept;
+  const std::string& name() const noexcept;
+  const EndpointOptions& options() const noexcept;
+  EndpointStats stats() const noexcept;
+
+  // Publishes address() as node.replica in the directory.
+  void publish(const std::string& node, std::uint32_t replica);
+  // Same, with SLIPWAY_NODE and SLIPWAY_REPLICA of this task.
+  void publish();
+
+  // A handle to node.replica through the directory; it does not wait for
+  // the address (calls do, up to their timeout).
+  Handle resolve(const std::string& node, std::uint32_t replica = 0);
+  // Handles to every replica of node, in replica order; waits up to
+  // `timeout` for the directory to know how many there are.
+  std::vector<Handle> resolve_all(const std::string& node,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // A handle to an explicitly given worker address; `label` names it.
+  Handle connect(ByteView address, const std::string& label = {});
+
+  // Withdraws what publish() published and shuts down now (the destructor
+  // does this too); idempotent.
+  void close();
+
+ private:
+  AddressDirectory& directory(const char* what) const;
+  std::shared_ptr<detail::EndpointCore> core_;
+  std::shared_ptr<AddressDirectory> directory_;
+  std::vector<std::pair<std::string, std::uint32_t>> published_;
+};
+
+}  // namespace slipway::channels

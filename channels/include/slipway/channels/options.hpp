@@ -1,0 +1,44 @@
+// Settings of a courier endpoint: UCX transport settings passed through to
+// its UCX context, and the bounds that hold what peers can make it allocate.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+
+namespace slipway::channels {
+
+struct EndpointOptions {
+  // UCX settings applied on top of the UCX_* environment (which slipway's
+  // launch layer sets from the node's [ucx] table); empty = the environment's.
+  std::string tls;          // as UCX_TLS, e.g. "tcp" or "posix,cma"
+  std::string net_devices;  // as UCX_NET_DEVICES, e.g. "lo" or "mlx5_0:1"
+  std::string rndv_thresh;  // as UCX_RNDV_THRESH: payloads above go zero-copy
+  std::map<std::string, std::string> ucx_config;  // any other, NAME without "UCX_"
+
+  // How this endpoint names itself in messages and to the peers it calls;
+  // empty = "NODE.REPLICA" from SLIPWAY_NODE/SLIPWAY_REPLICA, else "courier".
+  std::string name;
+
+  // The largest request or reply this endpoint sends or accepts. A bigger
+  // one fails with Errc::message_too_large before anything is sent or
+  // allocated.
+  std::size_t max_message_bytes = std::size_t{256} << 20;
+  // Large payloads being received at once (buffers allocated for UCX's
+  // rendezvous protocol); past it, calls are refused with Errc::overloaded.
+  std::size_t max_receive_bytes = std::size_t{1} << 30;
+  // Requests received and not yet answered; past it, Errc::overloaded.
+  std::size_t max_queued_requests = 65536;
+  // Distinct caller endpoints connected at once; a new caller past it is
+  // refused (its calls time out) and the refusal is logged.
+  std::size_t max_callers = 4096;
+  // Timeout of calls that give none.
+  std::chrono::milliseconds default_timeout{30000};
+  // 0: handlers run on the endpoint's progress thread (fastest; a handler
+  // must not block, and cannot make blocking calls through this endpoint).
+  // N: handlers run on N threads of their own (they may block and call).
+  unsigned handler_threads = 0;
+};
+
+}  // namespace slipway::channels

@@ -1,0 +1,50 @@
+// The RAII owner of one ucp_ep, connected to a remote worker's address with
+// peer error handling (a failed peer fails the endpoint's operations and is
+// reported to the owner instead of aborting the process).
+//
+// Contract: create and destroy an Ep only on its worker's owner thread, and
+// never from inside a UCX callback. The error callback runs on that thread
+// from progress(); it must not destroy the Ep (hand it to the owner's loop
+// instead). Destroying an Ep starts its close (a flush, or a forced close
+// once it failed or when close_forced() was asked) and returns at once; the
+// worker finishes it, and no error callback runs after the destructor.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <functional>
+#include <memory>
+
+#include "slipway/channels/bytes.hpp"
+#include "slipway/channels/ucx/worker.hpp"
+
+namespace slipway::channels::ucx {
+
+class Ep {
+ public:
+  using ErrorCallback = std::function<void(ucs_status_t status)>;
+
+  // Throws ChannelError when UCX refuses the address (e.g. no common transport).
+  static std::unique_ptr<Ep> connect(std::shared_ptr<Worker> worker, ByteView remote_address,
+                                     ErrorCallback on_error);
+  ~Ep();
+  Ep(const Ep&) = delete;
+  Ep& operator=(const Ep&) = delete;
+
+  ucp_ep_h get() const noexcept { return handle_; }
+  bool failed() const noexcept;
+  // Makes the destructor drop outstanding operations instead of flushing.
+  void close_forced() noexcept { force_close_ = true; }
+
+ private:
+  struct ErrorSink;
+  Ep(std::shared_ptr<Worker> worker, std::unique_ptr<ErrorSink> sink);
+  static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status) noexcept;
+
+  std::shared_ptr<Worker> worker_;
+  std::unique_ptr<ErrorSink> sink_;
+  ucp_ep_h handle_ = nullptr;
+  bool force_close_ = false;
+};
+
+}  // namespace slipway::channels::ucx

@@ -1,0 +1,66 @@
+// The RAII owner of one ucp_worker, and its event fd for idle waits.
+//
+// Threading: a worker is created in UCS_THREAD_MODE_SINGLE. Exactly one
+// thread, its owner (channels' ProgressLoop), calls any member other than
+// address()/max_am_header() after creation; every UCX callback of this worker
+// runs on that thread from progress().
+//
+// Contract: the worker keeps its context alive; endpoints keep their worker
+// alive. The worker's address is queried once at creation. Endpoint closes
+// started by start_close() finish during later progress(); closing() counts
+// those not finished, so the owner can drain them before the worker goes.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "slipway/channels/bytes.hpp"
+#include "slipway/channels/ucx/context.hpp"
+#include "slipway/channels/ucx/request.hpp"
+
+namespace slipway::channels::ucx {
+
+class Worker {
+ public:
+  static std::shared_ptr<Worker> create(std::shared_ptr<Context> context);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  ucp_worker_h get() const noexcept { return handle_; }
+  // The worker's address, as peers pass it to Ep::connect.
+  const Bytes& address() const noexcept { return address_; }
+  // The largest active-message header ucp_am_send_nbx accepts.
+  std::size_t max_am_header() const noexcept { return max_am_header_; }
+  // The fd to wait on (epoll) after arm() returned true.
+  int event_fd() const noexcept { return event_fd_; }
+
+  // One ucp_worker_progress; returns whether anything happened.
+  bool progress() noexcept { return ucp_worker_progress(handle_) != 0; }
+  // ucp_worker_arm: true when armed (safe to wait on event_fd()), false
+  // when events are pending and progress() must run first.
+  bool arm();
+
+  // Registers (or with cb == nullptr removes) the handler of active message `id`.
+  void set_am_handler(unsigned id, ucp_am_recv_callback_t cb, void* arg);
+
+  // Starts closing `ep` (force: drop outstanding operations; else flush
+  // them). `keep` is destroyed once the close completed (e.g. the state
+  // the endpoint's error callback points at).
+  void start_close(ucp_ep_h ep, bool force, std::unique_ptr<Operation> keep) noexcept;
+  std::size_t closing() const noexcept { return closing_; }
+
+ private:
+  friend class CloseOperation;
+  Worker(std::shared_ptr<Context> context, ucp_worker_h handle);
+  std::shared_ptr<Context> context_;
+  ucp_worker_h handle_;
+  Bytes address_;
+  std::size_t max_am_header_ = 0;
+  int event_fd_ = -1;
+  std::size_t closing_ = 0;
+};
+
+}  // namespace slipway::channels::ucx

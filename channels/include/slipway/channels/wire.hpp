@@ -1,0 +1,79 @@
+// The courier wire format: the active-message header of every courier
+// message (docs/channels.md, "Wire format"). Payloads travel as the active
+// message's data, so large ones take UCX's rendezvous protocol.
+//
+// Header layout, little-endian, 24 bytes then the method name:
+//   u16 magic 0x5357 ("SW") | u8 version | u8 kind | u8 status | u8 0 |
+//   u16 method length | u64 sender endpoint id | u64 call id | method bytes
+//
+// Contract: decode() accepts exactly what encode() produces and rejects
+// anything else with a reason, never reading past `bytes` and never
+// allocating more than kMaxMethodBytes for the method name.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "slipway/channels/bytes.hpp"
+
+namespace slipway::channels::wire {
+
+inline constexpr std::uint16_t kMagic = 0x5357;
+inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::size_t kFixedBytes = 24;
+inline constexpr std::size_t kMaxMethodBytes = 255;
+inline constexpr std::size_t kMaxHeaderBytes = kFixedBytes + kMaxMethodBytes;
+
+// Active-message ids on a courier worker.
+inline constexpr unsigned kRequestAm = 0x5301;  // hello, call, oneway, goodbye: to the callee
+inline constexpr unsigned kReplyAm = 0x5302;    // reply_ok, reply_error: to the caller
+
+enum class Kind : std::uint8_t {
+  hello = 1,        // data: the caller's worker address (the callee connects back)
+  call = 2,         // data: the request; a reply follows
+  oneway = 3,       // data: the request; no reply
+  reply_ok = 4,     // data: the result
+  reply_error = 5,  // status: a RemoteStatus; data: the callee's message
+  goodbye = 6,      // the caller drops its connection
+};
+
+// Why a callee refused or failed a call (reply_error's status byte).
+enum class RemoteStatus : std::uint8_t {
+  handler_failed = 1,
+  no_such_method = 2,
+  message_too_large = 3,
+  overloaded = 4,
+  bad_request = 5,
+};
+
+struct Header {
+  Kind kind = Kind::call;
+  std::uint8_t status = 0;
+  std::uint64_t sender = 0;
+  std::uint64_t call_id = 0;
+  std::string method;
+};
+
+struct Encoded {
+  std::array<std::byte, kMaxHeaderBytes> bytes{};
+  std::size_t size = 0;
+  ByteView view() const { return ByteView(bytes.data(), size); }
+};
+
+// Throws std::length_error when the method name exceeds kMaxMethodBytes.
+Encoded encode(const Header& header);
+
+struct Decoded {
+  std::optional<Header> header;
+  std::string error;  // set iff !header
+};
+
+Decoded decode(ByteView bytes);
+
+bool valid_kind(std::uint8_t kind);
+bool valid_remote_status(std::uint8_t status);
+
+}  // namespace slipway::channels::wire

@@ -1,0 +1,311 @@
+// The caller side of EndpointCore: peers and their addresses, connecting
+// (with a hello that tells the callee where to reply), calls, replies,
+// timeouts, and what happens to calls in flight when a callee restarts,
+// leaves or fails.
+#include <algorithm>
+
+#include "endpoint_core.hpp"
+#include "slipway/channels/ucx/status.hpp"
+
+namespace slipway::channels::detail {
+namespace {
+
+Bytes hello_payload(const std::string& label, const Bytes& address) {
+  std::string_view name(label.data(), std::min<std::size_t>(label.size(), 255));
+  Bytes out;
+  out.reserve(1 + name.size() + address.size());
+  out.push_back(static_cast<std::byte>(name.size()));
+  for (char c : name) out.push_back(static_cast<std::byte>(c));
+  out.insert(out.end(), address.begin(), address.end());
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t EndpointCore::open_peer(std::string label, std::string where,
+                                      std::optional<Bytes> address) {
+  std::uint64_t id = ++next_peer_;
+  auto create = [this, id, label = std::move(label), where = std::move(where),
+                 address = std::move(address)]() mutable {
+    Peer peer;
+    peer.label = std::move(label);
+    peer.where = std::move(where);
+    peer.address = std::move(address);
+    peers_.emplace(id, std::move(peer));
+  };
+  if (loop_->on_owner_thread()) {
+    create();
+  } else if (!loop_->post(std::move(create))) {
+    throw ChannelError(Errc::closed, "courier endpoint " + name_ + " is closed");
+  }
+  return id;
+}
+
+void EndpointCore::release_peer(std::uint64_t peer_id) {
+  auto release = [this, peer_id] {
+    auto it = peers_.find(peer_id);
+    if (it == peers_.end()) return;
+    it->second.released = true;
+    maybe_forget_peer(peer_id);
+  };
+  if (loop_->on_owner_thread()) {
+    release();
+  } else {
+    loop_->post(release);
+  }
+}
+
+void EndpointCore::set_peer_address(std::uint64_t peer_id, std::optional<Bytes> address) {
+  loop_->post([this, peer_id, address = std::move(address)] {
+    auto it = peers_.find(peer_id);
+    if (it == peers_.end() || it->second.address == address) return;
+    Peer& peer = it->second;
+    peer.address = address;
+    if (peer.ep) {
+      fail_in_flight(peer, address ? Errc::peer_restarted : Errc::peer_lost,
+                     address ? peer.label + " restarted (it published a new address)"
+                             : peer.label + " left (its address was withdrawn)");
+      peer.ep->close_forced();
+      peer.ep.reset();
+    }
+    if (!address) return;
+    auto waiting = std::move(peer.waiting);
+    peer.waiting.clear();
+    for (auto call_id : waiting) {
+      auto call = calls_.find(call_id);
+      if (call == calls_.end()) continue;
+      if (!peer.ep) {
+        try {
+          connect_peer(peer_id, peer);
+        } catch (const ChannelError& e) {
+          fail(call_id, e.code(), peer.label + ": " + e.what());
+          continue;
+        }
+      }
+      transmit(call_id, call->second, peer);
+    }
+  });
+}
+
+void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes request,
+                              Timeout timeout, bool oneway, CallDone done) {
+  if (method.empty() || method.size() > wire::kMaxMethodBytes) {
+    throw ChannelError(Errc::invalid_argument, "method name '" + method + "' must be 1 to " +
+                                                   std::to_string(wire::kMaxMethodBytes) +
+                                                   " bytes long");
+  }
+  if (request.size() > options_.max_message_bytes) {
+    throw ChannelError(Errc::message_too_large,
+                       "a request of " + std::to_string(request.size()) +
+                           " bytes to method '" + method + "' exceeds max_message_bytes = " +
+                           std::to_string(options_.max_message_bytes) + " of courier endpoint " +
+                           name_);
+  }
+  auto wait = timeout_or_default(timeout);
+  counters_.calls_started++;
+  auto begin = [this, peer_id, method = std::move(method), request = std::move(request), wait,
+                oneway, done = std::move(done)]() mutable {
+    auto pit = peers_.find(peer_id);
+    if (stopping_ || pit == peers_.end()) {
+      done({{}, std::make_exception_ptr(ChannelError(
+                    Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))});
+      return;
+    }
+    std::uint64_t id = ++next_call_;
+    Call& call = calls_[id];
+    call.peer = peer_id;
+    call.method = std::move(method);
+    call.request = std::move(request);
+    call.oneway = oneway;
+    call.timeout = wait;
+    call.done = std::move(done);
+    call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
+    Peer& peer = pit->second;
+    if (!peer.address) {
+      peer.waiting.push_back(id);
+      return;
+    }
+    if (!peer.ep) {
+      try {
+        connect_peer(peer_id, peer);
+      } catch (const ChannelError& e) {
+        fail(id, e.code(), peer.label + ": " + e.what());
+        return;
+      }
+    }
+    transmit(id, call, peer);
+  };
+  // Small closures would fit std::function's copy requirement only by
+  // copying the request; a shared holder keeps the request moved.
+  auto holder = std::make_shared<decltype(begin)>(std::move(begin));
+  if (loop_->on_owner_thread()) {
+    (*holder)();
+  } else if (!loop_->post([holder] { (*holder)(); })) {
+    throw ChannelError(Errc::closed, "courier endpoint " + name_ + " is closed");
+  }
+}
+
+void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
+  std::uint64_t generation = ++next_generation_;
+  peer.ep = ucx::Ep::connect(worker_, *peer.address, [this, peer_id, generation](ucs_status_t s) {
+    Event event;
+    event.type = Event::Type::peer_failed;
+    event.id = peer_id;
+    event.generation = generation;
+    event.status = s;
+    push(std::move(event));
+  });
+  peer.generation = generation;
+  send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::hello, 0, id_, 0, {}},
+               hello_payload(name_, worker_->address()), 0, false);
+}
+
+void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
+  call.transmitted = true;
+  peer.in_flight.insert(call_id);
+  wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
+                      call.method};
+  send_message(peer.ep->get(), wire::kRequestAm, header, std::move(call.request), call_id,
+               call.oneway);
+}
+
+void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
+  auto it = calls_.find(header.call_id);
+  if (it == calls_.end() || it->second.oneway || !it->second.transmitted) return;
+  if (header.kind == wire::Kind::reply_ok) {
+    finish(header.call_id, {std::move(data), nullptr});
+    return;
+  }
+  const Call& call = it->second;
+  const std::string label = label_of(call.peer);
+  std::string remote = to_string(data);
+  std::string context = label + ": call '" + call.method + "' ";
+  switch (static_cast<wire::RemoteStatus>(header.status)) {
+    case wire::RemoteStatus::handler_failed:
+      fail(header.call_id, Errc::remote_error, context + "failed: " + remote, remote);
+      break;
+    case wire::RemoteStatus::no_such_method:
+      fail(header.call_id, Errc::no_such_method, context + "refused: " + remote, remote);
+      break;
+    case wire::RemoteStatus::message_too_large:
+      fail(header.call_id, Errc::message_too_large, context + "refused: " + remote, remote);
+      break;
+    case wire::RemoteStatus::overloaded:
+      fail(header.call_id, Errc::overloaded, context + "refused: " + remote, remote);
+      break;
+    case wire::RemoteStatus::bad_request:
+      fail(header.call_id, Errc::protocol, context + "refused: " + remote, remote);
+      break;
+  }
+}
+
+void EndpointCore::on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status,
+                                    std::string message) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  Errc code = status == wire::RemoteStatus::message_too_large ? Errc::message_too_large
+                                                              : Errc::overloaded;
+  fail(call_id, code,
+       "the reply to call '" + it->second.method + "' to " + label_of(it->second.peer) +
+           " was refused: " + message);
+}
+
+void EndpointCore::on_send_done(std::uint64_t call_id, ucs_status_t status) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  if (status == UCS_OK) {
+    finish(call_id, {});
+    return;
+  }
+  fail(call_id, ucx::errc_for(status),
+       ucx::describe(status, "sending call '" + it->second.method + "' to " +
+                                 label_of(it->second.peer) + " failed"));
+}
+
+void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generation,
+                                  ucs_status_t status) {
+  auto it = peers_.find(peer_id);
+  if (it == peers_.end() || !it->second.ep || it->second.generation != generation) return;
+  Peer& peer = it->second;
+  fail_in_flight(peer, Errc::peer_lost,
+                 "the connection to " + peer.label + " failed (" + ucs_status_string(status) +
+                     "); it may have exited or restarted");
+  peer.ep.reset();
+  maybe_forget_peer(peer_id);
+}
+
+void EndpointCore::fail_in_flight(Peer& peer, Errc code, const std::string& why) {
+  std::vector<std::uint64_t> ids(peer.in_flight.begin(), peer.in_flight.end());
+  for (auto id : ids) {
+    auto it = calls_.find(id);
+    if (it == calls_.end()) continue;
+    fail(id, code,
+         why + " while call '" + it->second.method +
+             "' was in flight; it may or may not have run: retry it if that is safe");
+  }
+}
+
+void EndpointCore::expire(std::uint64_t call_id) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  const Call& call = it->second;
+  auto pit = peers_.find(call.peer);
+  if (pit == peers_.end()) return;
+  const Peer& peer = pit->second;
+  std::string ms = std::to_string(call.timeout.count()) + " ms";
+  if (call.transmitted) {
+    fail(call_id, Errc::timeout,
+         "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
+             " without a reply; check that " + peer.label + " is running and not stuck, or "
+             "give the call a longer timeout");
+  } else {
+    fail(call_id, Errc::timeout,
+         "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
+             ": no address of " + peer.label + " was published (" + peer.where +
+             "); check that it is running and has published its endpoint");
+  }
+}
+
+std::string EndpointCore::label_of(std::uint64_t peer_id) const {
+  auto it = peers_.find(peer_id);
+  return it == peers_.end() ? std::string("a released handle") : it->second.label;
+}
+
+void EndpointCore::finish(std::uint64_t call_id, CallResult result) {
+  auto it = calls_.find(call_id);
+  if (it == calls_.end()) return;
+  Call call = std::move(it->second);
+  calls_.erase(it);
+  loop_->cancel(call.timer);
+  if (auto pit = peers_.find(call.peer); pit != peers_.end()) {
+    pit->second.in_flight.erase(call_id);
+    auto& waiting = pit->second.waiting;
+    waiting.erase(std::remove(waiting.begin(), waiting.end(), call_id), waiting.end());
+  }
+  try {
+    call.done(std::move(result));
+  } catch (...) {
+    // Completions only fulfil promises; nothing to do if one throws.
+  }
+  maybe_forget_peer(call.peer);
+}
+
+void EndpointCore::fail(std::uint64_t call_id, Errc code, const std::string& message,
+                        std::string remote_message) {
+  finish(call_id, {{}, std::make_exception_ptr(ChannelError(code, message,
+                                                            std::move(remote_message)))});
+}
+
+void EndpointCore::maybe_forget_peer(std::uint64_t peer_id) {
+  auto it = peers_.find(peer_id);
+  if (it == peers_.end()) return;
+  Peer& peer = it->second;
+  if (!peer.released || !peer.in_flight.empty() || !peer.waiting.empty()) return;
+  if (peer.ep && !peer.ep->failed()) {
+    send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}},
+                 {}, 0, false);
+  }
+  peers_.erase(it);  // a flush close: the goodbye goes out first
+}
+
+}  // namespace slipway::channels::detail

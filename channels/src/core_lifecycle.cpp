@@ -1,0 +1,225 @@
+// EndpointCore's life: creating the UCX context and worker, starting and
+// stopping the progress thread, and handling the events UCX callbacks queued.
+#include <cstdlib>
+#include <random>
+
+#include "endpoint_core.hpp"
+#include "slipway/channels/ucx/status.hpp"
+
+namespace slipway::channels::detail {
+namespace {
+
+std::string default_name() {
+  const char* node = std::getenv("SLIPWAY_NODE");
+  const char* replica = std::getenv("SLIPWAY_REPLICA");
+  if (node && *node) return std::string(node) + "." + (replica && *replica ? replica : "0");
+  return "courier";
+}
+
+std::uint64_t random_id() {
+  std::random_device device;
+  std::uint64_t id = 0;
+  while (id == 0) id = (std::uint64_t{device()} << 32) ^ device();
+  return id;
+}
+
+// Whether a UCX_TLS value lets UCX pick a shared-memory transport.
+bool uses_shared_memory(const std::string& tls) {
+  if (tls.empty() || tls[0] == '^') return true;
+  std::size_t start = 0;
+  while (start <= tls.size()) {
+    std::size_t end = tls.find(',', start);
+    if (end == std::string::npos) end = tls.size();
+    std::string name = tls.substr(start, end - start);
+    if (!name.empty() && name[0] == '\\') name.erase(0, 1);
+    for (const char* shm : {"all", "sm", "shm", "mm", "posix", "sysv"}) {
+      if (name == shm) return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+ucx::ContextSettings context_settings(const EndpointOptions& options, const std::string& name) {
+  ucx::ContextSettings settings;
+  settings.name = name;
+  settings.config = options.ucx_config;
+  if (!options.tls.empty()) settings.config["TLS"] = options.tls;
+  if (!options.net_devices.empty()) settings.config["NET_DEVICES"] = options.net_devices;
+  if (!options.rndv_thresh.empty()) settings.config["RNDV_THRESH"] = options.rndv_thresh;
+  // Shared-memory transports detect a failed peer only when asked to; without
+  // it UCX refuses them for endpoints with peer error handling (and would
+  // fall back to TCP within a host). UCX applies this setting to posix and
+  // sysv; one in the environment wins.
+  std::string tls = options.tls;
+  if (tls.empty() && std::getenv("UCX_TLS")) tls = std::getenv("UCX_TLS");
+  if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
+      !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
+    settings.config["MM_ERROR_HANDLING"] = "y";
+  }
+  return settings;
+}
+
+}  // namespace
+
+EndpointCore::EndpointCore(EndpointOptions options)
+    : options_(std::move(options)),
+      name_(options_.name.empty() ? default_name() : options_.name),
+      id_(random_id()) {
+  if (options_.max_message_bytes == 0 || options_.max_queued_requests == 0 ||
+      options_.max_callers == 0 || options_.default_timeout.count() <= 0) {
+    throw ChannelError(Errc::invalid_argument,
+                       "courier endpoint " + name_ + ": max_message_bytes, max_queued_requests, "
+                       "max_callers and default_timeout must be positive");
+  }
+  worker_ = ucx::Worker::create(ucx::Context::create(context_settings(options_, name_)));
+  if (worker_->max_am_header() < wire::kMaxHeaderBytes) {
+    throw ChannelError(Errc::transport,
+                       "courier endpoint " + name_ + ": the UCX transports allow active-message "
+                       "headers of " + std::to_string(worker_->max_am_header()) + " bytes, " +
+                       "courier needs " + std::to_string(wire::kMaxHeaderBytes));
+  }
+  loop_ = std::make_unique<ProgressLoop>(worker_);
+  worker_->set_am_handler(wire::kRequestAm, &EndpointCore::on_request_am, this);
+  worker_->set_am_handler(wire::kReplyAm, &EndpointCore::on_reply_am, this);
+  if (options_.handler_threads > 0) pool_ = std::make_unique<HandlerPool>(options_.handler_threads);
+}
+
+EndpointCore::~EndpointCore() {
+  shutdown();
+  // The loop has stopped: nothing refers to `this` from UCX any more once
+  // the handlers are gone. Endpoints go before the worker they keep alive.
+  peers_.clear();
+  callers_.clear();
+  worker_->set_am_handler(wire::kRequestAm, nullptr, nullptr);
+  worker_->set_am_handler(wire::kReplyAm, nullptr, nullptr);
+}
+
+void EndpointCore::start() {
+  loop_->start("courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); });
+}
+
+void EndpointCore::shutdown() {
+  if (shut_down_.exchange(true)) return;
+  if (pool_) pool_->stop();
+  loop_->stop([this] { stop_everything(); }, std::chrono::milliseconds(2000));
+}
+
+std::chrono::milliseconds EndpointCore::timeout_or_default(Timeout timeout) const {
+  if (timeout && timeout->count() < 0) {
+    throw ChannelError(Errc::invalid_argument, "a call timeout must not be negative");
+  }
+  return timeout ? *timeout : options_.default_timeout;
+}
+
+EndpointStats EndpointCore::stats() const noexcept {
+  EndpointStats out;
+  out.calls_started = counters_.calls_started.load();
+  out.requests_received = counters_.requests_received.load();
+  out.eager_receives = counters_.eager_receives.load();
+  out.rendezvous_receives = counters_.rendezvous_receives.load();
+  out.refused = counters_.refused.load();
+  return out;
+}
+
+template <typename Fn>
+void EndpointCore::run_on_loop(Fn&& fn) {
+  if (loop_->on_owner_thread()) {
+    fn();
+    return;
+  }
+  std::promise<void> done;
+  auto finished = done.get_future();
+  bool posted = loop_->post([&fn, &done] {
+    try {
+      fn();
+      done.set_value();
+    } catch (...) {
+      done.set_exception(std::current_exception());
+    }
+  });
+  if (!posted) throw ChannelError(Errc::closed, "courier endpoint " + name_ + " is closed");
+  finished.get();
+}
+
+void EndpointCore::add_method(const std::string& method, AsyncHandler handler) {
+  if (method.empty() || method.size() > wire::kMaxMethodBytes) {
+    throw ChannelError(Errc::invalid_argument,
+                       "method name '" + method + "' must be 1 to " +
+                           std::to_string(wire::kMaxMethodBytes) + " bytes long");
+  }
+  if (!handler) throw ChannelError(Errc::invalid_argument, "method '" + method + "' has no handler");
+  auto shared = std::make_shared<AsyncHandler>(std::move(handler));
+  run_on_loop([&] { methods_[method] = shared; });
+}
+
+void EndpointCore::push(Event event) { events_.push_back(std::move(event)); }
+
+void EndpointCore::after_progress() {
+  while (!events_.empty()) {
+    Event event = std::move(events_.front());
+    events_.pop_front();
+    try {
+      handle(event);
+    } catch (const std::exception&) {
+      // A failure handling one event (e.g. no memory) must not stop the loop;
+      // the call concerned times out.
+    }
+  }
+}
+
+void EndpointCore::handle(Event& event) {
+  switch (event.type) {
+    case Event::Type::request:
+      on_request(event.header, std::move(event.data));
+      break;
+    case Event::Type::reply:
+      on_reply(event.header, std::move(event.data));
+      break;
+    case Event::Type::rejected:
+      on_rejected(event.header, event.reject_status, std::move(event.message));
+      break;
+    case Event::Type::reply_refused:
+      on_reply_refused(event.header.call_id, event.reject_status, std::move(event.message));
+      break;
+    case Event::Type::send_done:
+      on_send_done(event.id, event.status);
+      break;
+    case Event::Type::peer_failed:
+      on_peer_failed(event.id, event.generation, event.status);
+      break;
+    case Event::Type::caller_failed:
+      on_caller_failed(event.id, event.generation);
+      break;
+  }
+}
+
+void EndpointCore::stop_everything() {
+  stopping_ = true;
+  after_progress();
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, call] : calls_) ids.push_back(id);
+  for (auto id : ids) {
+    auto it = calls_.find(id);
+    if (it == calls_.end()) continue;
+    fail(id, Errc::closed,
+         "courier endpoint " + name_ + " closed while call '" + it->second.method + "' to " +
+             label_of(it->second.peer) + " was pending");
+  }
+  for (auto& [id, peer] : peers_) {
+    if (peer.ep && !peer.ep->failed()) {
+      send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}},
+                   {}, 0, false);
+    }
+    peer.ep.reset();  // flush close: the goodbye goes out first
+  }
+  for (auto& [id, caller] : callers_) caller.ep.reset();
+  methods_.clear();
+}
+
+PeerLease::~PeerLease() {
+  watch.reset();  // no address change arrives after this
+  core->release_peer(peer);
+}
+
+}  // namespace slipway::channels::detail

@@ -1,0 +1,283 @@
+// The callee side of EndpointCore: callers (their hello tells where replies
+// go), dispatching requests to methods within the bounds, and replies.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "endpoint_core.hpp"
+
+namespace slipway::channels {
+
+// Shared by a Responder and the dispatch that created it, so an exception
+// thrown by a handler can still answer the call with its message.
+struct Responder::State {
+  std::weak_ptr<detail::EndpointCore> core;
+  std::uint64_t caller = 0;
+  std::uint64_t call = 0;
+  std::string method;
+  bool oneway = false;
+  std::atomic<bool> answered{false};
+
+  bool answer(wire::Kind kind, wire::RemoteStatus status, Bytes data) {
+    if (answered.exchange(true)) return false;
+    if (auto owner = core.lock()) owner->respond(caller, call, oneway, kind, status, std::move(data));
+    return true;
+  }
+};
+
+Responder::Responder(std::shared_ptr<State> state) : state_(std::move(state)) {}
+Responder::Responder(Responder&&) noexcept = default;
+Responder& Responder::operator=(Responder&& other) noexcept {
+  if (this != &other) {
+    Responder dropped(std::move(*this));
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+Responder::~Responder() {
+  if (!state_ || state_->answered.load()) return;
+  // While an exception unwinds, the dispatch that ran the handler answers
+  // with the exception's message.
+  if (std::uncaught_exceptions() > 0) return;
+  try {
+    state_->answer(wire::Kind::reply_error, wire::RemoteStatus::handler_failed,
+                   to_bytes("the handler of '" + state_->method + "' returned without replying"));
+  } catch (...) {
+  }
+}
+
+void Responder::reply(Bytes result) {
+  if (!state_ || !state_->answer(wire::Kind::reply_ok, wire::RemoteStatus::handler_failed,
+                                 std::move(result))) {
+    throw ChannelError(Errc::invalid_argument, "this call was already answered");
+  }
+}
+
+void Responder::fail(std::string message) {
+  if (!state_ || !state_->answer(wire::Kind::reply_error, wire::RemoteStatus::handler_failed,
+                                 to_bytes(message))) {
+    throw ChannelError(Errc::invalid_argument, "this call was already answered");
+  }
+}
+
+const std::string& Responder::method() const noexcept { return state_->method; }
+bool Responder::oneway() const noexcept { return state_->oneway; }
+
+}  // namespace slipway::channels
+
+namespace slipway::channels::detail {
+namespace {
+
+constexpr std::size_t kMaxQueuedRepliesPerCaller = 1024;
+constexpr std::size_t kMaxErrorMessageBytes = 16 * 1024;
+
+// Owns one dispatched request until its handler has run.
+struct Job {
+  std::shared_ptr<AsyncHandler> handler;
+  Bytes request;
+  std::shared_ptr<Responder::State> state;
+  std::optional<Responder> responder;
+
+  void run() noexcept {
+    std::string error;
+    try {
+      (*handler)(ByteView(request), std::move(*responder));
+      return;
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+    try {
+      responder.reset();
+      state->answer(wire::Kind::reply_error, wire::RemoteStatus::handler_failed,
+                    to_bytes(error));
+    } catch (...) {
+    }
+  }
+};
+
+}  // namespace
+
+void EndpointCore::on_request(const wire::Header& header, Bytes data) {
+  switch (header.kind) {
+    case wire::Kind::hello:
+      on_hello(header.sender, data);
+      break;
+    case wire::Kind::goodbye:
+      on_goodbye(header.sender);
+      break;
+    case wire::Kind::call:
+    case wire::Kind::oneway:
+      dispatch(header, std::move(data));
+      break;
+    default:
+      break;
+  }
+}
+
+Caller* EndpointCore::caller_for(std::uint64_t sender) {
+  auto it = callers_.find(sender);
+  if (it != callers_.end()) return &it->second;
+  if (callers_.size() >= options_.max_callers) {
+    if (!warned_callers_full_) {
+      warned_callers_full_ = true;
+      std::fprintf(stderr,
+                   "courier endpoint %s: refusing a new caller: %zu callers are connected "
+                   "(max_callers); its calls will time out\n",
+                   name_.c_str(), callers_.size());
+    }
+    return nullptr;
+  }
+  return &callers_[sender];
+}
+
+void EndpointCore::on_hello(std::uint64_t sender, ByteView data) {
+  if (data.empty()) return;
+  std::size_t label_size = std::to_integer<std::size_t>(data[0]);
+  if (data.size() <= 1 + label_size) return;  // no address: malformed
+  Caller* caller = caller_for(sender);
+  if (!caller) return;
+  caller->connections++;
+  caller->label = to_string(data.subspan(1, label_size));
+  ByteView address = data.subspan(1 + label_size);
+  if (caller->ep && !caller->ep->failed() && ByteView(caller->address).size() == address.size() &&
+      std::equal(address.begin(), address.end(), caller->address.begin())) {
+    return;
+  }
+  caller->address = to_bytes(address);
+  std::uint64_t generation = ++next_generation_;
+  try {
+    caller->ep = ucx::Ep::connect(worker_, caller->address, [this, sender, generation](ucs_status_t) {
+      Event event;
+      event.type = Event::Type::caller_failed;
+      event.id = sender;
+      event.generation = generation;
+      push(std::move(event));
+    });
+  } catch (const ChannelError& e) {
+    std::fprintf(stderr, "courier endpoint %s: cannot reply to caller %s: %s\n", name_.c_str(),
+                 caller->label.c_str(), e.what());
+    callers_.erase(sender);
+    return;
+  }
+  caller->generation = generation;
+  auto queued = std::move(caller->queued);
+  caller->queued.clear();
+  for (auto& reply : queued) {
+    send_message(caller->ep->get(), wire::kReplyAm, reply.header, std::move(reply.data), 0, false);
+  }
+}
+
+void EndpointCore::on_goodbye(std::uint64_t sender) {
+  auto it = callers_.find(sender);
+  if (it == callers_.end()) return;
+  if (it->second.connections > 0) --it->second.connections;
+  if (it->second.connections == 0) callers_.erase(it);
+}
+
+void EndpointCore::on_caller_failed(std::uint64_t caller, std::uint64_t generation) {
+  auto it = callers_.find(caller);
+  if (it != callers_.end() && it->second.generation == generation) callers_.erase(it);
+}
+
+void EndpointCore::on_rejected(const wire::Header& header, wire::RemoteStatus status,
+                               std::string message) {
+  if (header.kind != wire::Kind::call) return;
+  if (!caller_for(header.sender)) return;
+  send_reply(header.sender, header.call_id, wire::Kind::reply_error, status, to_bytes(message));
+}
+
+void EndpointCore::dispatch(const wire::Header& header, Bytes data) {
+  if (!caller_for(header.sender)) return;
+  const bool oneway = header.kind == wire::Kind::oneway;
+  auto method = methods_.find(header.method);
+  if (method == methods_.end()) {
+    if (oneway) return;
+    std::string known;
+    std::size_t listed = 0;
+    for (const auto& [name, handler] : methods_) {
+      if (listed++ == 16) {
+        known += ", ...";
+        break;
+      }
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    send_reply(header.sender, header.call_id, wire::Kind::reply_error,
+               wire::RemoteStatus::no_such_method,
+               to_bytes(name_ + " has no method '" + header.method + "' (it has: " +
+                        (known.empty() ? "none" : known) + ")"));
+    return;
+  }
+  if (queued_requests_ >= options_.max_queued_requests) {
+    counters_.refused++;
+    if (oneway) return;
+    send_reply(header.sender, header.call_id, wire::Kind::reply_error,
+               wire::RemoteStatus::overloaded,
+               to_bytes(name_ + " has " + std::to_string(queued_requests_) +
+                        " requests queued (max_queued_requests); retry later"));
+    return;
+  }
+  ++queued_requests_;
+  counters_.requests_received++;
+  auto state = std::make_shared<Responder::State>();
+  state->core = weak_from_this();
+  state->caller = header.sender;
+  state->call = header.call_id;
+  state->method = header.method;
+  state->oneway = oneway;
+  auto job = std::make_shared<Job>();
+  job->handler = method->second;
+  job->request = std::move(data);
+  job->state = state;
+  job->responder.emplace(Responder(state));
+  if (pool_) {
+    pool_->submit([job] { job->run(); });
+  } else {
+    job->run();
+  }
+}
+
+void EndpointCore::respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
+                           wire::RemoteStatus status, Bytes data) {
+  auto task = [this, caller, call, oneway, kind, status, data = std::move(data)]() mutable {
+    if (queued_requests_ > 0) --queued_requests_;
+    if (oneway) return;
+    send_reply(caller, call, kind, status, std::move(data));
+  };
+  if (loop_->on_owner_thread()) {
+    task();
+  } else {
+    loop_->post(std::move(task));
+  }
+}
+
+void EndpointCore::send_reply(std::uint64_t caller_id, std::uint64_t call, wire::Kind kind,
+                              wire::RemoteStatus status, Bytes data) {
+  if (kind == wire::Kind::reply_ok && data.size() > options_.max_message_bytes) {
+    kind = wire::Kind::reply_error;
+    status = wire::RemoteStatus::message_too_large;
+    data = to_bytes("its reply of " + std::to_string(data.size()) +
+                    " bytes exceeds max_message_bytes = " +
+                    std::to_string(options_.max_message_bytes) + " of " + name_);
+  }
+  if (kind == wire::Kind::reply_error && data.size() > kMaxErrorMessageBytes) {
+    data.resize(kMaxErrorMessageBytes);
+  }
+  auto it = callers_.find(caller_id);
+  if (it == callers_.end()) return;  // the caller is gone
+  wire::Header header{kind, kind == wire::Kind::reply_error ? static_cast<std::uint8_t>(status)
+                                                            : std::uint8_t{0},
+                      id_, call, {}};
+  Caller& caller = it->second;
+  if (!caller.ep) {
+    if (caller.queued.size() < kMaxQueuedRepliesPerCaller) {
+      caller.queued.push_back({std::move(header), std::move(data)});
+    }
+    return;
+  }
+  send_message(caller.ep->get(), wire::kReplyAm, header, std::move(data), 0, false);
+}
+
+}  // namespace slipway::channels::detail

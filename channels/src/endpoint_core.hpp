@@ -1,0 +1,219 @@
+// The state machine behind Endpoint, Handle and Responder. Everything in it
+// but the members marked "any thread" runs on the progress thread, so it
+// needs no locks: UCX callbacks only queue events, which after_progress()
+// handles once ucp_worker_progress has returned.
+//
+// Caller side: one Peer per resolved or connected Handle (its address, its
+// UCX endpoint, its calls in flight and those waiting for an address).
+// Callee side: one Caller per remote endpoint that said hello (the UCX
+// endpoint replies go through), the registered methods, and the bounds on
+// queued requests and bytes being received.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "handler_pool.hpp"
+#include "progress_loop.hpp"
+#include "slipway/channels/endpoint.hpp"
+#include "slipway/channels/ucx/ep.hpp"
+#include "slipway/channels/wire.hpp"
+
+namespace slipway::channels::detail {
+
+struct CallResult {
+  Bytes value;
+  std::exception_ptr error;
+};
+using CallDone = std::function<void(CallResult&&)>;
+
+// What UCX callbacks and operations hand to the progress thread.
+struct Event {
+  enum class Type {
+    request,         // header + data received for the callee side
+    reply,           // header + data received for the caller side
+    rejected,        // a request refused before its payload was received
+    reply_refused,   // a reply refused before its payload was received
+    send_done,       // a call's send finished (id = call), with status
+    peer_failed,     // a caller-side UCX endpoint failed (id = peer)
+    caller_failed,   // a callee-side UCX endpoint failed (id = caller)
+  };
+  Type type = Type::request;
+  wire::Header header;
+  Bytes data;
+  std::uint64_t id = 0;
+  std::uint64_t generation = 0;
+  ucs_status_t status = UCS_OK;
+  wire::RemoteStatus reject_status = wire::RemoteStatus::bad_request;
+  std::string message;
+};
+
+// Caller side: one callee as one Handle (and its copies) sees it.
+struct Peer {
+  std::string label;                // "learner.0"
+  std::string where;                // where its address comes from, for messages
+  std::optional<Bytes> address;     // current address, if known
+  std::unique_ptr<ucx::Ep> ep;      // connected to `address`, once used
+  std::uint64_t generation = 0;     // of `ep`, to ignore late failure events
+  std::unordered_set<std::uint64_t> in_flight;  // calls sent on `ep`
+  std::deque<std::uint64_t> waiting;            // calls waiting for an address
+  bool released = false;            // no Handle left; forget once idle
+};
+
+struct Call {
+  std::uint64_t peer = 0;
+  std::string method;
+  Bytes request;                    // until transmitted
+  bool oneway = false;
+  bool transmitted = false;
+  std::chrono::milliseconds timeout{0};
+  ProgressLoop::TimerKey timer;
+  CallDone done;
+};
+
+// Callee side: one remote endpoint that calls us.
+struct Caller {
+  std::string label;
+  Bytes address;
+  std::unique_ptr<ucx::Ep> ep;      // replies go here; null until its hello
+  std::uint64_t generation = 0;
+  std::uint32_t connections = 0;    // hellos minus goodbyes
+  struct QueuedReply {
+    wire::Header header;
+    Bytes data;
+  };
+  std::vector<QueuedReply> queued;  // replies before the hello arrived (bounded)
+};
+
+class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
+ public:
+  explicit EndpointCore(EndpointOptions options);
+  ~EndpointCore();
+  EndpointCore(const EndpointCore&) = delete;
+  EndpointCore& operator=(const EndpointCore&) = delete;
+
+  // Any thread.
+  void start();
+  void shutdown();
+  bool on_progress_thread() const noexcept { return loop_->on_owner_thread(); }
+  const Bytes& address() const noexcept { return worker_->address(); }
+  const std::string& name() const noexcept { return name_; }
+  const EndpointOptions& options() const noexcept { return options_; }
+  std::chrono::milliseconds timeout_or_default(Timeout timeout) const;
+  EndpointStats stats() const noexcept;
+
+  void add_method(const std::string& method, AsyncHandler handler);
+  // A new peer; `address` empty means "wait for set_peer_address".
+  std::uint64_t open_peer(std::string label, std::string where, std::optional<Bytes> address);
+  void release_peer(std::uint64_t peer);
+  void set_peer_address(std::uint64_t peer, std::optional<Bytes> address);
+  void start_call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout,
+                  bool oneway, CallDone done);
+  // From a Responder: the call's answer (kind reply_ok or reply_error).
+  void respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
+               wire::RemoteStatus status, Bytes data);
+
+  // Progress thread only (used by UCX callbacks and operations).
+  void push(Event event);
+  std::shared_ptr<ucx::Worker> worker() const { return worker_; }
+  std::size_t& receiving_bytes() { return receiving_bytes_; }
+
+ private:
+  template <typename Fn>
+  void run_on_loop(Fn&& fn);  // runs fn on the progress thread and waits
+
+  // UCX active-message callbacks (progress thread, noexcept).
+  static ucs_status_t on_request_am(void* arg, const void* header, std::size_t header_length,
+                                    void* data, std::size_t length,
+                                    const ucp_am_recv_param_t* param) noexcept;
+  static ucs_status_t on_reply_am(void* arg, const void* header, std::size_t header_length,
+                                  void* data, std::size_t length,
+                                  const ucp_am_recv_param_t* param) noexcept;
+  ucs_status_t receive(bool request, const void* header, std::size_t header_length, void* data,
+                       std::size_t length, const ucp_am_recv_param_t* param) noexcept;
+
+  void after_progress();
+  bool has_events() const noexcept { return !events_.empty(); }
+  void handle(Event& event);
+  void stop_everything();
+
+  // Caller side (core_calls.cpp).
+  void connect_peer(std::uint64_t peer_id, Peer& peer);
+  void transmit(std::uint64_t call_id, Call& call, Peer& peer);
+  void on_reply(const wire::Header& header, Bytes data);
+  void on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status, std::string message);
+  void on_send_done(std::uint64_t call_id, ucs_status_t status);
+  void on_peer_failed(std::uint64_t peer_id, std::uint64_t generation, ucs_status_t status);
+  void expire(std::uint64_t call_id);
+  void finish(std::uint64_t call_id, CallResult result);
+  void fail(std::uint64_t call_id, Errc code, const std::string& message,
+            std::string remote_message = {});
+  void fail_in_flight(Peer& peer, Errc code, const std::string& why);
+  void maybe_forget_peer(std::uint64_t peer_id);
+  std::string label_of(std::uint64_t peer_id) const;
+
+  // Callee side (core_serve.cpp).
+  void on_request(const wire::Header& header, Bytes data);
+  void on_hello(std::uint64_t sender, ByteView data);
+  void on_goodbye(std::uint64_t sender);
+  void on_rejected(const wire::Header& header, wire::RemoteStatus status, std::string message);
+  void on_caller_failed(std::uint64_t caller, std::uint64_t generation);
+  void dispatch(const wire::Header& header, Bytes data);
+  void send_reply(std::uint64_t caller, std::uint64_t call, wire::Kind kind,
+                  wire::RemoteStatus status, Bytes data);
+  Caller* caller_for(std::uint64_t sender);
+
+  // Sending (core_send.cpp): an active message whose header and payload
+  // live until UCX is done; `call_id` 0 = not a call.
+  void send_message(ucp_ep_h ep, unsigned am_id, const wire::Header& header, Bytes payload,
+                    std::uint64_t call_id, bool report_success);
+
+  EndpointOptions options_;
+  std::string name_;
+  std::uint64_t id_;  // this endpoint's identity on the wire (random)
+  std::shared_ptr<ucx::Worker> worker_;
+  std::unique_ptr<ProgressLoop> loop_;
+  std::unique_ptr<HandlerPool> pool_;
+  std::atomic<std::uint64_t> next_peer_{0};
+  std::atomic<bool> shut_down_{false};
+  struct Counters {
+    std::atomic<std::uint64_t> calls_started{0};
+    std::atomic<std::uint64_t> requests_received{0};
+    std::atomic<std::uint64_t> eager_receives{0};
+    std::atomic<std::uint64_t> rendezvous_receives{0};
+    std::atomic<std::uint64_t> refused{0};
+  } counters_;
+
+  // Progress thread state.
+  bool stopping_ = false;
+  std::deque<Event> events_;
+  std::uint64_t next_call_ = 0;
+  std::unordered_map<std::uint64_t, Peer> peers_;
+  std::unordered_map<std::uint64_t, Call> calls_;
+  std::unordered_map<std::uint64_t, Caller> callers_;
+  std::unordered_map<std::string, std::shared_ptr<AsyncHandler>> methods_;
+  std::size_t queued_requests_ = 0;
+  std::size_t receiving_bytes_ = 0;
+  std::uint64_t next_generation_ = 0;
+  bool warned_callers_full_ = false;
+};
+
+// What a Handle holds: the endpoint core, its peer, and the directory watch
+// that keeps the peer's address current. Dropping it releases the peer.
+struct PeerLease {
+  std::shared_ptr<EndpointCore> core;
+  std::uint64_t peer = 0;
+  std::string name;
+  std::unique_ptr<AddressDirectory::Watch> watch;
+  ~PeerLease();
+};
+
+}  // namespace slipway::channels::detail

@@ -1,0 +1,97 @@
+// Encoding and bounded decoding of the courier message header.
+#include "slipway/channels/wire.hpp"
+
+#include <stdexcept>
+
+namespace slipway::channels::wire {
+namespace {
+
+void put_u16(std::byte* out, std::uint16_t v) {
+  out[0] = static_cast<std::byte>(v & 0xff);
+  out[1] = static_cast<std::byte>(v >> 8);
+}
+
+void put_u64(std::byte* out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
+}
+
+std::uint16_t get_u16(const std::byte* in) {
+  return static_cast<std::uint16_t>(std::to_integer<unsigned>(in[0]) |
+                                    (std::to_integer<unsigned>(in[1]) << 8));
+}
+
+std::uint64_t get_u64(const std::byte* in) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(in[i]);
+  return v;
+}
+
+Decoded reject(std::string why) { return Decoded{std::nullopt, std::move(why)}; }
+
+}  // namespace
+
+bool valid_kind(std::uint8_t kind) { return kind >= 1 && kind <= 6; }
+
+bool valid_remote_status(std::uint8_t status) { return status >= 1 && status <= 5; }
+
+Encoded encode(const Header& header) {
+  if (header.method.size() > kMaxMethodBytes) {
+    throw std::length_error("method name of " + std::to_string(header.method.size()) +
+                            " bytes exceeds the limit of " + std::to_string(kMaxMethodBytes));
+  }
+  Encoded out;
+  std::byte* p = out.bytes.data();
+  put_u16(p, kMagic);
+  p[2] = static_cast<std::byte>(kVersion);
+  p[3] = static_cast<std::byte>(header.kind);
+  p[4] = static_cast<std::byte>(header.status);
+  p[5] = std::byte{0};
+  put_u16(p + 6, static_cast<std::uint16_t>(header.method.size()));
+  put_u64(p + 8, header.sender);
+  put_u64(p + 16, header.call_id);
+  for (std::size_t i = 0; i < header.method.size(); ++i) {
+    p[kFixedBytes + i] = static_cast<std::byte>(header.method[i]);
+  }
+  out.size = kFixedBytes + header.method.size();
+  return out;
+}
+
+Decoded decode(ByteView bytes) {
+  if (bytes.size() < kFixedBytes) {
+    return reject("header of " + std::to_string(bytes.size()) + " bytes is shorter than " +
+                  std::to_string(kFixedBytes));
+  }
+  const std::byte* p = bytes.data();
+  if (get_u16(p) != kMagic) return reject("not a courier message (bad magic)");
+  auto version = std::to_integer<std::uint8_t>(p[2]);
+  if (version != kVersion) {
+    return reject("courier wire version " + std::to_string(version) + " (this side speaks " +
+                  std::to_string(kVersion) + "); run the same slipway on both sides");
+  }
+  auto kind = std::to_integer<std::uint8_t>(p[3]);
+  if (!valid_kind(kind)) return reject("unknown message kind " + std::to_string(kind));
+  std::size_t method_len = get_u16(p + 6);
+  if (method_len > kMaxMethodBytes) {
+    return reject("method name length " + std::to_string(method_len) + " exceeds " +
+                  std::to_string(kMaxMethodBytes));
+  }
+  if (bytes.size() != kFixedBytes + method_len) {
+    return reject("header length " + std::to_string(bytes.size()) + " does not match its method "
+                  "name length " + std::to_string(method_len));
+  }
+  Header h;
+  h.kind = static_cast<Kind>(kind);
+  h.status = std::to_integer<std::uint8_t>(p[4]);
+  h.sender = get_u64(p + 8);
+  h.call_id = get_u64(p + 16);
+  h.method.assign(reinterpret_cast<const char*>(p + kFixedBytes), method_len);
+  bool needs_method = h.kind == Kind::call || h.kind == Kind::oneway;
+  if (needs_method && h.method.empty()) return reject("a call without a method name");
+  if (!needs_method && !h.method.empty()) return reject("a method name on a non-call message");
+  if (h.kind == Kind::reply_error && !valid_remote_status(h.status)) {
+    return reject("unknown error status " + std::to_string(h.status));
+  }
+  return Decoded{std::move(h), {}};
+}
+
+}  // namespace slipway::channels::wire

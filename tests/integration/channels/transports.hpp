@@ -1,0 +1,32 @@
+// The UCX transports the channels integration tests run over on loopback:
+// TCP, and shared memory (posix for messages, cma for zero-copy payloads).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "slipway/channels/endpoint.hpp"
+
+namespace slipway::channels::testing {
+
+// Picks one transport per run of a test case (a Catch2 generator).
+inline std::string any_transport() { return GENERATE(std::string("tcp"), std::string("posix,cma")); }
+
+inline EndpointOptions options_for(const std::string& tls, const std::string& name) {
+  EndpointOptions options;
+  options.tls = tls;
+  options.name = name;
+  options.default_timeout = std::chrono::seconds(20);
+  return options;
+}
+
+inline Bytes pattern(std::size_t size, unsigned seed = 1) {
+  Bytes out(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    out[i] = static_cast<std::byte>((i * 131 + seed * 7) & 0xff);
+  }
+  return out;
+}
+
+}  // namespace slipway::channels::testing
