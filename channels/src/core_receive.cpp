@@ -93,8 +93,9 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
                     what + " of " + std::to_string(length) + " bytes exceeds max_message_bytes = " +
                         std::to_string(limit) + " of courier endpoint " + name_);
     }
+    const bool payload = kind != wire::Kind::hello && kind != wire::Kind::goodbye;
     if (!rndv) {
-      counters_.eager_receives++;
+      if (payload) counters_.eager_receives++;
       event.data.assign(static_cast<const std::byte*>(data),
                         static_cast<const std::byte*>(data) + length);
       push(std::move(event));
@@ -106,7 +107,7 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
                         std::to_string(receiving_bytes_) + " bytes (max_receive_bytes = " +
                         std::to_string(options_.max_receive_bytes) + "); retry later");
     }
-    counters_.rendezvous_receives++;
+    if (payload) counters_.rendezvous_receives++;
     event.data.resize(length);
     auto op = std::make_unique<ReceiveOperation>(this, std::move(event));
     std::byte* buffer = op->buffer();

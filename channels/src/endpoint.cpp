@@ -19,18 +19,18 @@ std::string hex_prefix(ByteView bytes) {
   return out;
 }
 
-std::uint32_t replica_from_environment() {
-  const char* text = std::getenv("SLIPWAY_REPLICA");
+std::uint32_t number_from_environment(const char* variable) {
+  const char* text = std::getenv(variable);
   if (!text || !*text) {
     throw ChannelError(Errc::invalid_argument,
-                       "SLIPWAY_REPLICA is not set: outside a slipway task, call "
+                       std::string(variable) + " is not set: outside a slipway task, call "
                        "publish(node, replica)");
   }
   char* end = nullptr;
   unsigned long value = std::strtoul(text, &end, 10);
   if (*end != '\0' || value > 0xffffffffUL) {
     throw ChannelError(Errc::invalid_argument,
-                       std::string("SLIPWAY_REPLICA='") + text + "' is not a replica number");
+                       std::string(variable) + "='" + text + "' is not a number");
   }
   return static_cast<std::uint32_t>(value);
 }
@@ -93,7 +93,7 @@ void Endpoint::close() {
   if (directory_) {
     for (const auto& [node, replica] : published_) {
       try {
-        directory_->withdraw(node, replica);
+        directory_->withdraw(node, replica, core_->address());
       } catch (const std::exception&) {
         // The directory may be gone already (e.g. the rendezvous stopped).
       }
@@ -150,7 +150,11 @@ void Endpoint::publish() {
                        "SLIPWAY_NODE is not set: outside a slipway task, call "
                        "publish(node, replica)");
   }
-  publish(node, replica_from_environment());
+  std::uint32_t replica = number_from_environment("SLIPWAY_REPLICA");
+  if (std::getenv("SLIPWAY_REPLICAS")) {
+    directory("publish()").declare_replicas(node, number_from_environment("SLIPWAY_REPLICAS"));
+  }
+  publish(node, replica);
 }
 
 Handle Endpoint::resolve(const std::string& node, std::uint32_t replica) {

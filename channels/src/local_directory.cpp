@@ -1,4 +1,5 @@
 // LocalDirectory: published addresses and their watchers in one process.
+#include <algorithm>
 #include <list>
 #include <vector>
 
@@ -80,11 +81,16 @@ void LocalDirectory::publish(const std::string& node, std::uint32_t replica, Byt
   state_->notify(key, copy);
 }
 
-void LocalDirectory::withdraw(const std::string& node, std::uint32_t replica) {
+void LocalDirectory::withdraw(const std::string& node, std::uint32_t replica, ByteView address) {
   Key key{node, replica};
   {
     std::lock_guard lock(state_->mutex);
-    if (state_->addresses.erase(key) == 0) return;
+    auto it = state_->addresses.find(key);
+    if (it == state_->addresses.end() || ByteView(it->second).size() != address.size() ||
+        !std::equal(address.begin(), address.end(), it->second.begin())) {
+      return;
+    }
+    state_->addresses.erase(it);
   }
   state_->notify(key, std::nullopt);
 }
@@ -128,7 +134,7 @@ std::string LocalDirectory::where(const std::string& node, std::uint32_t replica
   return "the in-process directory entry " + node + "." + std::to_string(replica);
 }
 
-void LocalDirectory::set_replicas(const std::string& node, std::uint32_t count) {
+void LocalDirectory::declare_replicas(const std::string& node, std::uint32_t count) {
   {
     std::lock_guard lock(state_->mutex);
     state_->declared[node] = count;

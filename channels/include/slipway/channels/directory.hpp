@@ -5,7 +5,8 @@
 //
 // Contract: publish() makes `address` the one published for node.replica
 // (replacing an earlier one) until withdraw() or until the publisher's task
-// ends. watch() calls `on_change` with the current address if there is one,
+// ends. withdraw() removes it only while it is still `address` (a restarted
+// replica's newer address is never removed by the old one). watch() calls `on_change` with the current address if there is one,
 // then with every change (std::nullopt: withdrawn), until the Watch is
 // destroyed; calls for one watch never overlap and may come from any thread;
 // destroying a Watch never blocks for long (it may run on a progress thread)
@@ -37,30 +38,32 @@ class AddressDirectory {
 
   virtual ~AddressDirectory() = default;
   virtual void publish(const std::string& node, std::uint32_t replica, ByteView address) = 0;
-  virtual void withdraw(const std::string& node, std::uint32_t replica) = 0;
+  virtual void withdraw(const std::string& node, std::uint32_t replica, ByteView address) = 0;
   virtual std::unique_ptr<Watch> watch(const std::string& node, std::uint32_t replica,
                                        OnChange on_change) = 0;
   virtual std::optional<std::uint32_t> replicas(const std::string& node,
                                                 std::chrono::milliseconds timeout) = 0;
+  // Records how many replicas node has (what replicas() answers).
+  virtual void declare_replicas(const std::string& node, std::uint32_t count) = 0;
   // Where node.replica's address lives, for error messages (e.g. "the
   // rendezvous key ucx/learner/0").
   virtual std::string where(const std::string& node, std::uint32_t replica) const = 0;
 };
 
-// An in-process directory. replicas() is what set_replicas() declared, else
-// one more than the highest replica ever published.
+// An in-process directory. replicas() is what declare_replicas() declared,
+// else one more than the highest replica ever published.
 class LocalDirectory final : public AddressDirectory {
  public:
   LocalDirectory();
   ~LocalDirectory() override;
   void publish(const std::string& node, std::uint32_t replica, ByteView address) override;
-  void withdraw(const std::string& node, std::uint32_t replica) override;
+  void withdraw(const std::string& node, std::uint32_t replica, ByteView address) override;
   std::unique_ptr<Watch> watch(const std::string& node, std::uint32_t replica,
                                OnChange on_change) override;
   std::optional<std::uint32_t> replicas(const std::string& node,
                                         std::chrono::milliseconds timeout) override;
+  void declare_replicas(const std::string& node, std::uint32_t count) override;
   std::string where(const std::string& node, std::uint32_t replica) const override;
-  void set_replicas(const std::string& node, std::uint32_t count);
 
   struct State;  // opaque; shared with the watches it hands out
 

@@ -130,7 +130,8 @@ class Endpoint {
 
   // Publishes address() as node.replica in the directory.
   void publish(const std::string& node, std::uint32_t replica);
-  // Same, with SLIPWAY_NODE and SLIPWAY_REPLICA of this task.
+  // Same, with SLIPWAY_NODE and SLIPWAY_REPLICA of this task; also declares
+  // the node's replica count (SLIPWAY_REPLICAS) for resolve_all().
   void publish();
 
   // A handle to node.replica through the directory; it does not wait for
