@@ -1,0 +1,4 @@
+"""slipway's Python helpers for tasks of a slipway program.
+
+slipway.courier: courier RPC over UCX (serve methods, call them by node name).
+"""
