@@ -17,5 +17,11 @@ struct CommandContext {
 
 void register_validate(CLI::App& app, CommandContext& ctx);
 void register_plan(CLI::App& app, CommandContext& ctx);
+void register_sbatch(CLI::App& app, CommandContext& ctx);
+void register_rendezvous(CLI::App& app, CommandContext& ctx);
+void register_run(CLI::App& app, CommandContext& ctx);
+void register_launch(CLI::App& app, CommandContext& ctx);
+void register_status(CLI::App& app, CommandContext& ctx);
+void register_stop(CLI::App& app, CommandContext& ctx);
 
 }  // namespace slipway::cli

@@ -19,6 +19,12 @@ int main(int argc, char** argv) {
   CommandContext ctx;
   register_validate(app, ctx);
   register_plan(app, ctx);
+  register_run(app, ctx);
+  register_status(app, ctx);
+  register_stop(app, ctx);
+  register_launch(app, ctx);
+  register_sbatch(app, ctx);
+  register_rendezvous(app, ctx);
 
   try {
     app.parse(argc, argv);

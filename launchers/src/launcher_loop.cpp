@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+
+#include <spdlog/spdlog.h>
 
 #include "slipway/exec/line_prefixer.hpp"
 
@@ -165,6 +168,9 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   exec::become_subreaper();
+  // The rendezvous logs what the launcher already says; its detail is for
+  // SLIPWAY_DEBUG=1.
+  spdlog::set_level(std::getenv("SLIPWAY_DEBUG") ? spdlog::level::debug : spdlog::level::warn);
 
   control_options.on_stop_request = [this](const std::string& reason) {
     std::lock_guard lock(queue_mutex_);

@@ -1,0 +1,39 @@
+// `slipway launch FILE`: run a program as Slurm job steps (the controller);
+// what `srun --program=FILE` hands over to.
+#include "commands.hpp"
+#include "program_paths.hpp"
+#include "slipway/launch/slurm_controller.hpp"
+
+namespace slipway::cli {
+
+void register_launch(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<launch::SlurmLaunchOptions>();
+  auto grace_s = std::make_shared<double>(10.0);
+  auto wire_s = std::make_shared<double>(300.0);
+  auto* cmd = app.add_subcommand(
+      "launch", "Run a program as job steps of a Slurm allocation (obtains one with salloc if needed)");
+  cmd->add_option("FILE", options->topology_path, "Topology file (TOML)")->required();
+  cmd->add_option("--srun-arg", options->srun_args,
+                  "An srun argument of the user's (repeatable; the SPANK plugin passes them); outside\n"
+                  "an allocation they are given to salloc")
+      ->allow_extra_args(false);
+  cmd->add_option("--run-root", options->run_root,
+                  "Where run directories go (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs; must be\n"
+                  "visible to every host)");
+  cmd->add_option("--grace", *grace_s, "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)");
+  cmd->add_option("--wire-timeout", *wire_s,
+                  "Seconds a task waits for the addresses of the nodes it handles (default 300)");
+  cmd->footer(
+      "Inside an allocation (salloc, sbatch) each task becomes a job step on the host the plan\n"
+      "gives it; a failed task is resubmitted as a new step within max_retries, away from a host\n"
+      "that was lost. Exit status as `slipway run`.");
+  cmd->callback([&ctx, options, grace_s, wire_s] {
+    options->exec_path = sibling_program("slipway-exec");
+    options->self_path = self_program();
+    options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
+    options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
+    ctx.exit_code = launch::run_slurm(*options);
+  });
+}
+
+}  // namespace slipway::cli

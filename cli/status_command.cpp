@@ -1,0 +1,63 @@
+// `slipway status [PROGRAM]`: a running program's tasks, like squeue.
+#include <chrono>
+#include <cstdio>
+
+#include "commands.hpp"
+#include "running_program.hpp"
+
+namespace slipway::cli {
+namespace {
+
+std::string uptime(const rendezvous::MemberRecord& m) {
+  using namespace std::chrono;
+  std::int64_t end = m.ended_unix_ms
+                         ? m.ended_unix_ms
+                         : duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  std::int64_t s = std::max<std::int64_t>(0, (end - m.joined_unix_ms) / 1000);
+  char text[32];
+  std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  return text;
+}
+
+std::string state_of(const rendezvous::MemberRecord& m) {
+  switch (m.state) {
+    case rendezvous::MemberState::alive: return "running";
+    case rendezvous::MemberState::left: return m.exit_status == 0 ? "done" : "exited(" + std::to_string(m.exit_status) + ")";
+    case rendezvous::MemberState::failed: return "failed";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void register_status(CLI::App& app, CommandContext& ctx) {
+  auto which = std::make_shared<std::string>();
+  auto run_root = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("status", "Show the tasks of a running program");
+  cmd->add_option("PROGRAM", *which,
+                  "Program name or run directory (default: inside a task, its program; else the newest run)");
+  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  cmd->footer("Columns: NODE REPLICA HOST ATTEMPT STATE UPTIME PID. STATE is running, done,\n"
+              "exited(N) or failed (its agent vanished).");
+  cmd->callback([&ctx, which, run_root] {
+    try {
+      auto client = connect_to_program(*which, *run_root);
+      auto snapshot = client->members();
+      std::printf("%-16s %-7s %-16s %-7s %-12s %-9s %s\n", "NODE", "REPLICA", "HOST", "ATTEMPT",
+                  "STATE", "UPTIME", "PID");
+      for (const auto& m : snapshot.members) {
+        std::printf("%-16s %-7u %-16s %-7u %-12s %-9s %lld\n", m.identity.node.c_str(),
+                    m.identity.replica, m.identity.host.c_str(), m.identity.attempt,
+                    state_of(m).c_str(), uptime(m).c_str(), static_cast<long long>(m.identity.pid));
+      }
+      if (snapshot.stopping) std::printf("program stopping: %s\n", snapshot.stop_reason.c_str());
+      ctx.exit_code = 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "slipway status: %s\n", e.what());
+      ctx.exit_code = 1;
+    }
+  });
+}
+
+}  // namespace slipway::cli

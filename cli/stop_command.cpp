@@ -1,0 +1,45 @@
+// `slipway stop [PROGRAM]`: ask a running program to stop (lp.stop()).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "commands.hpp"
+#include "running_program.hpp"
+
+namespace slipway::cli {
+
+void register_stop(CLI::App& app, CommandContext& ctx) {
+  auto which = std::make_shared<std::string>();
+  auto run_root = std::make_shared<std::string>();
+  auto reason = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("stop", "Stop a running program (from a task: its own program)");
+  cmd->add_option("PROGRAM", *which,
+                  "Program name or run directory (default: inside a task, its program; else the newest run)");
+  cmd->add_option("--reason", *reason, "Why, for the launcher's log");
+  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  cmd->footer("Every task gets SIGTERM, then SIGKILL after the launcher's grace period; the\n"
+              "launcher then exits 0 unless a task had already failed.");
+  cmd->callback([&ctx, which, run_root, reason] {
+    std::string who;
+    if (const char* node = std::getenv("SLIPWAY_NODE")) {
+      const char* replica = std::getenv("SLIPWAY_REPLICA");
+      who = std::string(node) + "." + (replica ? replica : "?");
+    } else {
+      char host[256] = {};
+      gethostname(host, sizeof host - 1);
+      const char* user = std::getenv("USER");
+      who = "slipway stop (" + std::string(user ? user : "user") + "@" + host + ")";
+    }
+    try {
+      auto client = connect_to_program(*which, *run_root);
+      client->request_stop("stop requested by " + who + (reason->empty() ? "" : ": " + *reason));
+      ctx.exit_code = 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "slipway stop: %s\n", e.what());
+      ctx.exit_code = 1;
+    }
+  });
+}
+
+}  // namespace slipway::cli
