@@ -27,7 +27,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$CL_MUNGE/munge.socket
+# cred_expire: a requeued batch job becomes eligible this long (+1 s) after
+# the requeue (Slurm's default is 120 s).
+AuthInfo=socket=$CL_MUNGE/munge.socket,cred_expire=10
 StateSaveLocation=$CL_STATE
 SlurmdSpoolDir=$CL_SPOOL/%n
 SlurmctldPidFile=$CL_RUN/slurmctld.pid
@@ -47,6 +49,8 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SchedulerType=sched/backfill
+# Heterogeneous jobs are scheduled by backfill only: run it every second.
+SchedulerParameters=bf_interval=1
 PlugStackConfig=$CL_ETC/plugstack.conf
 GresTypes=gpu
 ReturnToService=2

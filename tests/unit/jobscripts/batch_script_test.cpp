@@ -1,0 +1,120 @@
+// The rendered batch script: header per component, stop and requeue, body.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "program_text.hpp"
+#include "slipway/jobscripts/batch_script.hpp"
+
+using namespace slipway::jobscripts;
+
+namespace {
+
+const char* kTwoShapes = R"(
+[program]
+name = "rl"
+[node.learner]
+command = "l"
+cpus = 4
+gpus = 1
+partition = "gpu"
+time = "2:00:00"
+[node.actor]
+command = "a"
+replicas = 3
+partition = "cpu"
+)";
+
+BatchOptions options() {
+  BatchOptions o;
+  o.slipway_command = "/opt/slipway/bin/slipway";
+  o.topology_path = "/jobs/it's.toml";
+  return o;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("jobscripts: a heterogeneous job with one component per shape", "[jobscripts][script]") {
+  const auto script = render_batch_script(program_from(kTwoShapes), options());
+  REQUIRE(script.text);
+  const std::string& t = *script.text;
+  CHECK(t.starts_with("#!/bin/bash\n"));
+  CHECK_THAT(t, Catch::Contains("#SBATCH --job-name=rl\n#SBATCH --signal=B:USR1@120\n"
+                                "#SBATCH --no-requeue\n"));
+  CHECK_THAT(t, Catch::Contains("# component 0: learner\n#SBATCH --partition=gpu\n"
+                                "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=4\n"
+                                "#SBATCH --gpus-per-task=1\n#SBATCH --time=2:00:00\n"
+                                "#SBATCH hetjob\n# component 1: actor x3\n"
+                                "#SBATCH --partition=cpu\n#SBATCH --ntasks=3\n"));
+  CHECK(count(t, "#SBATCH hetjob") == 1);
+  CHECK(count(t, "#SBATCH --time=2:00:00") == 2);
+}
+
+TEST_CASE("jobscripts: the body runs slipway launch on the topology", "[jobscripts][script]") {
+  const auto script = render_batch_script(program_from(kTwoShapes), options());
+  REQUIRE(script.text);
+  const std::string& t = *script.text;
+  CHECK_THAT(t, Catch::Contains("slipway='/opt/slipway/bin/slipway'\n"));
+  CHECK_THAT(t, Catch::Contains("topology='/jobs/it'\\''s.toml'\n"));
+  CHECK_THAT(t, Catch::Contains("requeue=0\n"));
+  CHECK_THAT(t, Catch::Contains("\"$slipway\" launch \"$topology\" &\n"));
+  CHECK_THAT(t, Catch::Contains("trap on_time_limit USR1\n"));
+  CHECK(t.find("{{") == std::string::npos);
+}
+
+TEST_CASE("jobscripts: a single shape is a plain job", "[jobscripts][script]") {
+  const auto script = render_batch_script(
+      program_from("[program]\nname = \"one\"\n[node.a]\ncommand = \"a\"\nreplicas = 2\n"), options());
+  REQUIRE(script.text);
+  CHECK(script.text->find("hetjob") == std::string::npos);
+  CHECK(script.text->find("--time") == std::string::npos);
+  CHECK_THAT(*script.text, Catch::Contains("#SBATCH --ntasks=2\n"));
+}
+
+TEST_CASE("jobscripts: requeue and grace are asked for", "[jobscripts][script]") {
+  auto o = options();
+  o.requeue = true;
+  o.max_requeues = 3;
+  o.grace_seconds = 300;
+  const auto script = render_batch_script(program_from(kTwoShapes), o);
+  REQUIRE(script.text);
+  CHECK_THAT(*script.text, Catch::Contains("#SBATCH --signal=B:USR1@300\n#SBATCH --requeue\n"
+                                              "#SBATCH --open-mode=append\n"));
+  CHECK_THAT(*script.text, Catch::Contains("requeue=1\nmax_requeues=3\n"));
+}
+
+TEST_CASE("jobscripts: the script is the same every time", "[jobscripts][script]") {
+  const auto program = program_from(kTwoShapes);
+  CHECK(*render_batch_script(program, options()).text == *render_batch_script(program, options()).text);
+}
+
+TEST_CASE("jobscripts: bad grace and unwritable values are errors", "[jobscripts][script]") {
+  auto o = options();
+  o.grace_seconds = 0;
+  auto script = render_batch_script(program_from(kTwoShapes), o);
+  CHECK_FALSE(script.text);
+  CHECK_THAT(script.error, Catch::Contains("grace period"));
+
+  script = render_batch_script(program_from(R"(
+[program]
+name = "p"
+[node.a]
+command = "a"
+constraint = "big'mem"
+)"),
+                               options());
+  CHECK_FALSE(script.text);
+  CHECK_THAT(script.error, Catch::Contains("node 'a': constraint 'big'mem'"));
+}
+
+TEST_CASE("jobscripts: shell quoting", "[jobscripts][script]") {
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("") == "''");
+}
