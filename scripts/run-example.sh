@@ -8,4 +8,4 @@ scripts/setup.sh
 BUILD_DIR=${SLIPWAY_BUILD_DIR:-build}
 topology=${1:-examples/actor_learner.toml}
 "$BUILD_DIR/bin/slipway" validate "$topology"
-exec "$BUILD_DIR/bin/slipway" plan "$topology"
+exec "$BUILD_DIR/bin/slipway" run "$topology"
