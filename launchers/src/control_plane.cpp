@@ -61,6 +61,15 @@ void ControlPlane::announce_stop(const std::string& reason) {
   impl_->server->request_stop(reason);
 }
 
+void ControlPlane::stop_task(const std::string& node, std::uint32_t replica,
+                             const std::string& reason) {
+  impl_->server->put("stop/" + node + "/" + std::to_string(replica), reason);
+}
+
+void ControlPlane::clear_stop(const std::string& node, std::uint32_t replica) {
+  impl_->server->erase("stop/" + node + "/" + std::to_string(replica));
+}
+
 void ControlPlane::put(const std::string& key, const std::string& value) {
   impl_->server->put(key, value);
 }

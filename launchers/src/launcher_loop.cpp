@@ -65,7 +65,12 @@ std::vector<std::string> LauncherLoop::unit_environment() const {
 void LauncherLoop::signal_unit(std::size_t, pid_t pid, int sig) { ::kill(pid, sig); }
 
 void LauncherLoop::launch(std::size_t unit, int attempt) {
-  if (attempt > 0) say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
+  if (attempt > 0) {
+    say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
+    for (std::uint32_t t : units_[unit].tasks) {
+      control_->clear_stop(plan_.tasks[t].node, plan_.tasks[t].replica);
+    }
+  }
   try {
     pid_t pid = start_unit(unit, attempt, unit_environment());
     running_[pid] = unit;

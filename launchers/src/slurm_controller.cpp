@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -27,6 +28,21 @@ namespace {
 
 constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
 
+// Slurm's NodeAddr of `host` (scontrol show node), or `host` itself.
+std::string node_address(const std::string& host) {
+  std::string command = "scontrol show node -o '" + host + "' 2>/dev/null";
+  std::string output;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+    pclose(pipe);
+  }
+  auto at = output.find("NodeAddr=");
+  if (at == std::string::npos) return host;
+  auto end = output.find_first_of(" \n", at);
+  return output.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
+}
+
 // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST, or
 // the source address of the route toward the first host of the job.
 std::string advertise_address(const SlurmJob& job) {
@@ -34,6 +50,7 @@ std::string advertise_address(const SlurmJob& job) {
   for (const auto& component : job.components) {
     for (const auto& host : component.hosts) {
       if (auto address = exec::local_address_toward(host)) return *address;
+      if (auto address = exec::local_address_toward(node_address(host))) return *address;
     }
   }
   char name[256] = {};
@@ -74,6 +91,19 @@ class SlurmRun : public LauncherLoop {
     spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
     if (attempt > 0) say(u.name + ": new step on " + step.host);
     return exec::spawn(spawn);
+  }
+
+  // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
+  // through the rendezvous instead, and a kill through srun.
+  void signal_unit(std::size_t unit, pid_t pid, int sig) override {
+    if (sig == SIGKILL) {
+      ::kill(pid, SIGTERM);
+      return;
+    }
+    for (std::uint32_t t : units()[unit].tasks) {
+      const core::Task& task = plan().tasks[t];
+      control().stop_task(task.node, task.replica, "stopped by the launcher");
+    }
   }
 
   void member_ended(const MemberEnded& event) override {

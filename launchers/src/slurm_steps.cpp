@@ -40,8 +40,29 @@ std::vector<std::string> srun_command(const StepRequest& step) {
 std::vector<std::string> salloc_arguments(const core::Program& program,
                                           const std::vector<std::string>& user_srun_args) {
   std::vector<std::string> args;
+  auto user_sets = [&](std::initializer_list<const char*> names) {
+    for (const auto& arg : user_srun_args) {
+      for (const char* name : names) {
+        std::string n(name);
+        if (arg == n || arg.rfind(n + "=", 0) == 0 || (n.size() == 2 && arg.rfind(n, 0) == 0)) return true;
+      }
+    }
+    return false;
+  };
   if (!user_srun_args.empty()) {
     args = user_srun_args;
+    // `srun -N3 --program=F`: the user chose the hosts; the program says
+    // how many tasks and CPUs it needs.
+    if (!user_sets({"-n", "--ntasks", "--ntasks-per-node", "-c", "--cpus-per-task"})) {
+      std::uint64_t tasks = 0;
+      std::uint32_t cpus = 1;
+      for (const auto& node : program.nodes) {
+        tasks += node.replicas->max;
+        cpus = std::max(cpus, *node.cpus);
+      }
+      args.push_back("--ntasks=" + std::to_string(tasks));
+      args.push_back("--cpus-per-task=" + std::to_string(cpus));
+    }
   } else {
     using Shape = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint64_t,
                              std::string, std::string, std::string, std::string>;

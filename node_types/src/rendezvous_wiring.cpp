@@ -35,6 +35,13 @@ RendezvousWiring::RendezvousWiring(const std::string& endpoint, const std::strin
   client_ = rendezvous::Client::connect(endpoint, token, identity, options);
   client_->subscribe(static_cast<std::uint8_t>(rendezvous::EventKind::program_stopping), "",
                      [stop = stop_](const rendezvous::Event& event) { stop->fire(event.reason); });
+  // The launcher stops this one task through the key stop/NODE/REPLICA.
+  const std::string stop_key = "stop/" + task.node + "/" + std::to_string(task.replica);
+  client_->subscribe(static_cast<std::uint8_t>(rendezvous::EventKind::key_changed), stop_key,
+                     [stop = stop_, stop_key](const rendezvous::Event& event) {
+                       if (event.key == stop_key && event.value) stop->fire(*event.value);
+                     });
+  if (auto already = client_->get(stop_key)) stop_->fire(*already);
 }
 
 void RendezvousWiring::publish(const core::AddressRef& ref, const core::Endpoint& endpoint) {

@@ -44,6 +44,12 @@ class ControlPlane {
   const std::string& endpoint() const;
   const std::string& token() const;
   void announce_stop(const std::string& reason);
+  // Asks one task's agent to stop its command (SIGTERM, SIGKILL after its
+  // grace): the key stop/NODE/REPLICA, which the agent watches. Used where
+  // a signal cannot reach the agent gracefully (srun turns SIGTERM into
+  // SIGKILL). clear_stop removes it before a relaunch.
+  void stop_task(const std::string& node, std::uint32_t replica, const std::string& reason);
+  void clear_stop(const std::string& node, std::uint32_t replica);
   // Program-scope key for every task (e.g. the plan).
   void put(const std::string& key, const std::string& value);
   // Declares how many replicas a node has (fences over the program).

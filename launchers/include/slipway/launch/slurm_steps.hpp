@@ -37,7 +37,9 @@ StepRequest step_for_unit(const core::Plan& plan, const LaunchUnit& unit);
 std::vector<std::string> srun_command(const StepRequest& step);
 
 // salloc arguments for a program run outside an allocation: the user's own
-// srun arguments when given (they describe the allocation), else one
+// srun arguments when given (they describe the allocation; when they say
+// nothing of tasks or CPUs, --ntasks and --cpus-per-task for the program's
+// largest size are added), else one
 // component per distinct (partition, cpus, gpus, mem) shape with as many
 // tasks as its nodes have replicas at most, joined with ':' (a
 // heterogeneous job). Always --no-kill, so a lost host costs only its tasks.
