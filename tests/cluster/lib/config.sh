@@ -94,6 +94,17 @@ EOF
   # directories of two hosts never collide.
   echo "PMIxCliTmpDirBase=/var/tmp" >"$CL_ETC/mpi.conf"
 
+  # The hosts' /etc/hosts (bind-mounted in each slurmd's mount namespace,
+  # see daemons.sh): the controller's name resolves to its bridge address,
+  # every fnK to its own, as names resolve on a real cluster.
+  {
+    echo "127.0.0.1 localhost"
+    echo "$prefix.1 $(hostname -s)"
+    for ((i = 1; i <= ncpu + ngpu; i++)); do
+      echo "$prefix.$((10 + i)) fn$i"
+    done
+  } >"$CL_ETC/hosts"
+
   if [[ -n $plugin ]]; then
     echo "required $plugin $plugin_args" >"$CL_ETC/plugstack.conf"
   else

@@ -1,7 +1,7 @@
 # Daemons of the test cluster (sourced by cluster.sh): a private munged, the
 # slurmctld on the bridge address, and one slurmd per host inside that host's
 # network namespace, its own UTS namespace (hostname fnK) and its own mount
-# namespace with a private /var/tmp. Every start is bounded in time; every
+# namespace with a private /var/tmp and the cluster's /etc/hosts. Every start is bounded in time; every
 # stop is idempotent and checks that a pid is still ours before killing it.
 
 # start_munged: munged as user munge with socket, pid, log and seed in
@@ -39,8 +39,9 @@ start_slurmd() {
   # tree) into the host's net namespace, then private mount + UTS namespaces.
   SLURM_CONF=$CL_CONF timeout 20 nsenter --net="/run/netns/$ns" -- \
     unshare --mount --uts --propagation private -- \
-    /bin/sh -c 'hostname "$1" && mount --bind "$2" /var/tmp && exec slurmd -N "$1" -f "$3"' \
-    slurmd-launch "$name" "$node_dir/var-tmp" "$CL_CONF" \
+    /bin/sh -c 'hostname "$1" && mount --bind "$2" /var/tmp && mount --bind "$4" /etc/hosts &&
+      exec slurmd -N "$1" -f "$3"' \
+    slurmd-launch "$name" "$node_dir/var-tmp" "$CL_CONF" "$CL_ETC/hosts" \
     </dev/null >>"$CL_LOG/slurmd-$name.out" 2>&1 ||
     die "slurmd on $name did not start (see $CL_LOG/slurmd-$name.log)"
 }
