@@ -138,7 +138,7 @@ cmd_status() {
 # run `down` on that cluster directory (or remove its namespaces and bridge
 # when the directory is gone).
 cmd_gc() {
-  ((EUID == 0)) || skip "not root"
+  ((EUID == 0)) || die "gc needs root (it removes network namespaces)"
   local br id alias dir
   for br in $(ip -o link show type bridge | awk -F': ' '{print $2}' | grep -E '^swbr[0-9]+$' || true); do
     id=${br#swbr}
@@ -154,7 +154,9 @@ cmd_gc() {
     fi
     local ns
     for ns in $(ip netns list | awk '{print $1}' | grep -E "^sw$id-" || true); do
-      stop_pids 5 $(ip netns pids "$ns" 2>/dev/null)
+      local pids
+      mapfile -t pids < <(ip netns pids "$ns" 2>/dev/null)
+      stop_pids 5 "${pids[@]}"
       ip netns del "$ns" 2>/dev/null || true
     done
     ip link del "$br" 2>/dev/null || true

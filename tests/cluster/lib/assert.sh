@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Assertions for the bash system tests (source it; each failure prints what
 # was expected and what came, then exits 1).
 

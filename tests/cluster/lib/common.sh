@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # the CL_* paths are used by the files that source this one
 # Shared helpers of the test-cluster harness (sourced by cluster.sh):
 # logging, bounded waits, pid bookkeeping and the cluster's on-disk layout.
 # Every function here is safe to call on a half-built cluster.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Slurm configuration of the test cluster (sourced by cluster.sh): writes
 # slurm.conf, gres.conf, mpi.conf and plugstack.conf into the cluster's
 # private etc/ (DESIGN §4). Every state, spool, pid and log path lives in the

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Daemons of the test cluster (sourced by cluster.sh): a private munged, the
 # slurmctld on the bridge address, and one slurmd per host inside that host's
 # network namespace, its own UTS namespace (hostname fnK) and its own mount

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Network of the test cluster (sourced by cluster.sh): one bridge in the host
 # namespace holding the controller address 10.213.N.1/24, and per compute host
 # a network namespace with a veth peer on that bridge (10.213.N.(10+K)).

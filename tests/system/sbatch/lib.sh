@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers of the `slipway sbatch` system tests (sourced).
 source "$(dirname "${BASH_SOURCE[0]}")/../../cluster/lib/assert.sh"
 
