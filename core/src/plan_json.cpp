@@ -223,13 +223,13 @@ Host host_from_json(const In& in) {
   return h;
 }
 
-Task task_from_json(const In& in, const Plan& plan, std::size_t index) {
+Task task_from_json(const In& in, const Plan& plan, const std::set<std::string>& node_names,
+                    std::size_t index) {
   Task t;
   t.id = in.u32("id", limits::kMaxTasks);
   if (t.id != index) in.fail("id", "must be the task's index " + std::to_string(index));
   t.node = in.string("node");
-  const NodeSpec* node = plan.program.find_node(t.node);
-  if (node == nullptr) in.fail("node", "names no node of the plan");
+  if (node_names.count(t.node) == 0) in.fail("node", "names no node of the plan");
   t.replicas = in.u32("replicas", limits::kMaxReplicas);
   t.replica = in.u32("replica", limits::kMaxReplicas);
   if (t.replica >= t.replicas) in.fail("replica", "must be less than replicas");
@@ -290,7 +290,7 @@ Plan plan_from_json(const json& j) {
   }
   for (const In& h : root.array("hosts", limits::kMaxHosts)) plan.hosts.push_back(host_from_json(h));
   const auto tasks = root.array("tasks", limits::kMaxTasks);
-  for (std::size_t i = 0; i < tasks.size(); ++i) plan.tasks.push_back(task_from_json(tasks[i], plan, i));
+  for (std::size_t i = 0; i < tasks.size(); ++i) plan.tasks.push_back(task_from_json(tasks[i], plan, names, i));
   for (const NodeSpec& n : plan.program.nodes) {
     for (const auto& h : n.handles) {
       if (names.count(h.value) == 0) root.fail("nodes", "node '" + n.name.value + "' handles unknown node '" + h.value + "'");

@@ -290,11 +290,9 @@ std::vector<std::uint32_t> grow_elastic(const Placer& placer, const std::vector<
 }
 
 void set_ranks(Plan& plan) {
-  for (const NodeSpec& node : plan.program.nodes) {
-    std::vector<Task*> tasks;
-    for (Task& t : plan.tasks) {
-      if (t.node == node.name.value) tasks.push_back(&t);
-    }
+  std::map<std::string, std::vector<Task*>> by_node;  // tasks already in replica order
+  for (Task& t : plan.tasks) by_node[t.node].push_back(&t);
+  for (auto& [node, tasks] : by_node) {
     std::map<std::uint32_t, std::uint32_t> per_host;  // host -> tasks so far
     for (Task* t : tasks) t->local_rank = per_host[t->host]++;
     std::map<std::uint32_t, std::uint32_t> group_rank;
