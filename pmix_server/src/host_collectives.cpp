@@ -40,6 +40,8 @@ void ServerHost::Core::fence(ProcSet procs, bool collect, std::chrono::milliseco
                 // libpmix reads the servers' blobs back to back.
                 auto* joined = new std::string;
                 for (const auto& blob : reply.blobs) joined->append(blob);
+                trace(name + " over " + std::to_string(count) + " rank(s): " +
+                      std::to_string(joined->size()) + " bytes");
                 cb.fn(PMIX_SUCCESS, joined->data(), joined->size(), cb.data, release_string, joined);
               });
 }
@@ -59,8 +61,9 @@ void ServerHost::Core::connect(ProcSet procs, std::string kind, std::chrono::mil
     return;
   }
   const std::string name = collective_name(kind, *ranks);
-  enter_fence(name, *ranks, false, {}, timeout, [this, cb, kind](FenceReply reply) {
+  enter_fence(name, *ranks, false, {}, timeout, [this, cb, kind, name](FenceReply reply) {
     if (reply.status != BackendStatus::ok) log(kind + " failed: " + reply.message);
+    trace(name + ": " + std::string(to_string(reply.status)));
     cb.fn(to_pmix_status(reply.status), cb.data);
   });
 }

@@ -59,6 +59,9 @@ struct ServerHost::Core : std::enable_shared_from_this<ServerHost::Core> {
   // Any thread.
   bool post(std::function<void()> job);
   void log(const std::string& line) const;
+  void trace(const std::string& line) const {
+    if (options.verbose) log(line);
+  }
 
   // Keys in the control plane.
   static std::string modex_key(std::uint32_t rank);

@@ -1,5 +1,8 @@
-// Abort and peer failure. A client's abort asks the launcher to stop the
-// program (MPI_Abort ends the whole world). When a member of the world
+// Abort and peer failure. A client's abort is reported (naming the task)
+// and released at once: Open MPI then exits with the abort status, so the
+// task fails and the launcher applies its policy (stop the program, or
+// resubmit); the world's other ranks hear of it through the event below,
+// which Open MPI's default handler answers by aborting too. When a member of the world
 // ends abnormally elsewhere, the local clients get PMIX_EVENT_PROC_TERMINATED
 // (with the affected proc and its exit code) and the modex waits on it fail;
 // fences that include it fail in the control plane itself.
@@ -20,7 +23,6 @@ void ServerHost::Core::abort(std::uint32_t rank, int status, std::string message
                        ") aborted the MPI world with status " + std::to_string(status);
   if (!message.empty()) reason += ": " + message;
   log(reason);
-  if (auto link = link_of(rank)) link->request_stop(reason);
   if (cb.fn) cb.fn(PMIX_SUCCESS, cb.data);
 }
 

@@ -53,11 +53,13 @@ void ServerHost::Core::finish_modex(std::uint64_t id, pmix_status_t status, std:
   auto it = pending_modex.find(id);
   if (it == pending_modex.end()) return;  // already answered (the rank ended)
   ModexCallback cb = it->second.cb;
+  const std::uint32_t it_rank = it->second.rank;
   pending_modex.erase(it);
   if (status != PMIX_SUCCESS) {
     cb.fn(status, nullptr, 0, cb.data, nullptr, nullptr);
     return;
   }
+  trace("direct modex for " + world.task_name(it_rank) + ": " + std::to_string(blob.size()) + " bytes");
   auto* data = new std::string(std::move(blob));
   cb.fn(PMIX_SUCCESS, data->data(), data->size(), cb.data, release_string, data);
 }
@@ -65,6 +67,7 @@ void ServerHost::Core::finish_modex(std::uint64_t id, pmix_status_t status, std:
 void ServerHost::Core::modex_committed(std::uint32_t rank, std::string blob) {
   auto it = links.find(rank);
   if (it == links.end()) return;  // the rank has ended meanwhile
+  trace("publishing the modex data of " + world.task_name(rank) + ": " + std::to_string(blob.size()) + " bytes");
   it->second->put(modex_key(rank), std::move(blob), Scope::task, [weak = weak_from_this(), rank](BackendReply reply) {
     if (reply.status == BackendStatus::ok) return;
     if (auto self = weak.lock()) {

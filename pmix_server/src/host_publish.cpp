@@ -26,6 +26,7 @@ void ServerHost::Core::publish(std::uint32_t rank, std::vector<Published> data, 
     for (std::size_t i = 0; i < replies.size(); ++i) {
       if (replies[i].status == BackendStatus::ok) {
         published_by[rank].insert(keys[i]);
+        trace(world.task_name(rank) + " published '" + keys[i] + "'");
       } else {
         log(world.task_name(rank) + " cannot publish '" + keys[i] + "': " + replies[i].message);
         if (status == PMIX_SUCCESS) status = to_pmix_status(replies[i].status);

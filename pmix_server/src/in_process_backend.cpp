@@ -70,7 +70,6 @@ struct InProcessControlPlane::State {
   std::map<std::string, Fence> fences;
   std::map<std::string, MemberEnded> ended;
   std::vector<std::function<void(const MemberEnded&)>> watchers;
-  std::vector<std::string> stops;
   std::thread timer;
 
   // Everything below runs with `mu` held and appends callbacks to `ready`.
@@ -247,11 +246,6 @@ class InProcessMember final : public Backend {
     state_->watchers.push_back(std::move(on_ended));
   }
 
-  void request_stop(std::string reason) override {
-    std::lock_guard lock(state_->mu);
-    state_->stops.push_back(std::move(reason));
-  }
-
  private:
   void store(std::string key, std::string value, Scope scope, bool only_new,
              std::function<void(BackendReply)> done) {
@@ -374,11 +368,6 @@ std::optional<std::string> InProcessControlPlane::value(const std::string& key) 
   auto it = state_->kv.find(key);
   if (it == state_->kv.end()) return std::nullopt;
   return it->second.value;
-}
-
-std::vector<std::string> InProcessControlPlane::stop_requests() const {
-  std::lock_guard lock(state_->mu);
-  return state_->stops;
 }
 
 std::size_t InProcessControlPlane::pending_fences() const {

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "host_support.hpp"
@@ -208,16 +209,24 @@ TEST_CASE("pmix host: a peer ending abnormally elsewhere raises PMIX_EVENT_PROC_
   CHECK(lines_with(clients, "event proc-terminated rank 3").size() == 3);
 }
 
-TEST_CASE("pmix host: abort asks the launcher to stop the program, naming the task", "[pmix]") {
+TEST_CASE("pmix host: abort is reported naming the task and releases the aborting client", "[pmix]") {
   auto plan = plan_of(kFourRanks);
   auto world = MpiWorld::from_plan(plan, "t8");
   REQUIRE(world);
   Fixture f;
-  ServerHost host(*world, {0, 1, 2, 3});
+  std::mutex mutex;
+  std::vector<std::string> logged;
+  ServerHostOptions options;
+  options.log = [&](const std::string& line) {
+    std::lock_guard lock(mutex);
+    logged.push_back(line);
+  };
+  ServerHost host(*world, {0, 1, 2, 3}, options);
   auto clients = start_clients(host, {0}, {SLIPWAY_PMIX_PROBE, "abort"}, f.links_of(host.world()));
   wait_all(clients, 30);
   INFO(all_output(clients));
-  auto stops = f.plane.stop_requests();
-  REQUIRE(stops.size() == 1);
-  CHECK(stops[0] == "mpi.0 (MPI rank 0) aborted the MPI world with status 7: probe asked to abort");
+  CHECK(clients[0].exit_code == 7);  // PMIx_Abort returned; the probe exits with the status
+  std::lock_guard lock(mutex);
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0] == "mpi.0 (MPI rank 0) aborted the MPI world with status 7: probe asked to abort");
 }

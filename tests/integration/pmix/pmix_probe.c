@@ -10,7 +10,10 @@
  *                     must get an error (exit 0 when they do)
  *   event             the last rank exits 5 after a fence; the others wait
  *                     for PMIX_EVENT_PROC_TERMINATED naming it
+ *   fence-leave       the last rank exits 0 at once (leaving cleanly); the
+ *                     others fence and must get an error
  *   abort             rank 0 calls PMIx_Abort(7); the others block in a fence
+ * Arguments after the mode's own are ignored (tests tag command lines).
  */
 #include <pmix.h>
 #include <stdio.h>
@@ -126,15 +129,16 @@ static int mode_lookup(const char* key) {
   return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
-static int mode_fence_die(void) {
+static int mode_fence_without_last(const char* mode, int last_exit) {
   unsigned size = job_size();
   if (me.rank + 1 == size) {
     printf("probe: rank %u leaving without the fence\n", me.rank);
     fflush(stdout);
-    _exit(3);
+    _exit(last_exit);
   }
   pmix_status_t rc = fence(1);
-  printf("probe: rank %u fence-die %s\n", me.rank, PMIx_Error_string(rc));
+  printf("probe: rank %u %s %s\n", me.rank, mode, PMIx_Error_string(rc));
+  fflush(stdout);
   return rc != PMIX_SUCCESS ? 0 : 1;
 }
 
@@ -194,9 +198,10 @@ int main(int argc, char** argv) {
   const char* mode = argv[1];
   if (strcmp(mode, "info") == 0) result = mode_info();
   else if (strcmp(mode, "fence-nodata") == 0) result = mode_fence_nodata();
-  else if (strcmp(mode, "publish") == 0 && argc == 4) result = mode_publish(argv[2], argv[3]);
-  else if (strcmp(mode, "lookup") == 0 && argc == 3) result = mode_lookup(argv[2]);
-  else if (strcmp(mode, "fence-die") == 0) result = mode_fence_die();
+  else if (strcmp(mode, "publish") == 0 && argc >= 4) result = mode_publish(argv[2], argv[3]);
+  else if (strcmp(mode, "lookup") == 0 && argc >= 3) result = mode_lookup(argv[2]);
+  else if (strcmp(mode, "fence-die") == 0) result = mode_fence_without_last(mode, 3);
+  else if (strcmp(mode, "fence-leave") == 0) result = mode_fence_without_last(mode, 0);
   else if (strcmp(mode, "event") == 0) result = mode_event();
   else if (strcmp(mode, "abort") == 0) result = mode_abort();
   else fprintf(stderr, "pmix_probe: unknown mode %s\n", mode);

@@ -1,7 +1,6 @@
 // Backend: what the PMIx server host needs from the program's control plane,
 // as seen by ONE member (one task) of the program: fences with blobs, a
-// key-value store with scopes, wait-for-key, member-ended events and a stop
-// request. rendezvous_backend.hpp implements it over the rendezvous client;
+// key-value store with scopes, wait-for-key and member-ended events. rendezvous_backend.hpp implements it over the rendezvous client;
 // in_process_backend.hpp is the in-process implementation.
 //
 // Contract: every operation returns at once and reports through its
@@ -45,7 +44,7 @@ struct FenceCall {
   std::vector<MemberRange> members;    // every member taking part
   bool collect = true;
   std::string blob;                    // this member's contribution
-  std::chrono::milliseconds timeout{0};  // 0: no limit
+  std::chrono::milliseconds timeout{0};  // 0: no limit (a member's end still fails it)
 };
 
 struct FenceReply {
@@ -81,15 +80,14 @@ class Backend {
   virtual void create(std::string key, std::string value, Scope scope,
                       std::function<void(BackendReply)> done) = 0;
   virtual void get(std::string key, std::function<void(BackendReply)> done) = 0;
-  // The value once the key exists; BackendStatus::timeout after `timeout`.
+  // The value once the key exists; BackendStatus::timeout after `timeout`
+  // (0: no limit).
   virtual void wait_for(std::string key, std::chrono::milliseconds timeout,
                         std::function<void(BackendReply)> done) = 0;
   virtual void erase(std::string key, std::function<void(BackendReply)> done) = 0;
   // Calls `on_ended` for every member of the program that ends from now on
   // (until the backend is destroyed), on any thread.
   virtual void watch_members(std::function<void(const MemberEnded&)> on_ended) = 0;
-  // Asks the launcher to stop the whole program, giving `reason`.
-  virtual void request_stop(std::string reason) = 0;
 };
 
 std::string_view to_string(BackendStatus status);

@@ -33,7 +33,6 @@ class InProcessControlPlane {
 
   // What the tests look at.
   std::optional<std::string> value(const std::string& key) const;
-  std::vector<std::string> stop_requests() const;
   std::size_t pending_fences() const;
 
   struct State;

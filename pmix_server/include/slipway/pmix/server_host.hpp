@@ -9,8 +9,9 @@
 // the participants); direct modex (each rank's data is published as a task
 // key at its first commit, a remote server waits for that key); publish /
 // lookup / unpublish across nodes (program keys, or task keys with
-// PMIX_PERSIST_PROC); connect / disconnect (a fence); abort (asks the
-// launcher to stop the program); and, when a world member ends abnormally,
+// PMIX_PERSIST_PROC); connect / disconnect (a fence); abort (reported,
+// naming the task; the aborting process then exits and fails its task);
+// and, when a world member ends abnormally,
 // a PMIX_EVENT_PROC_TERMINATED event to the local clients while pending
 // fences and modex requests that need it fail instead of hanging. Spawn is
 // not supported (PMIX_ERR_NOT_SUPPORTED). docs/pmix.md has the details.
@@ -52,6 +53,9 @@ struct ServerHostOptions {
   // Diagnostics (one line, no newline); default: stderr, "slipway-exec:
   // pmix: " prefixed.
   std::function<void(const std::string&)> log;
+  // Also log every collective, direct modex and publication (what the
+  // hook turns on with SLIPWAY_PMIX_VERBOSE=1).
+  bool verbose = false;
 };
 
 class ServerHost {
