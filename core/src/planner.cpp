@@ -205,11 +205,12 @@ std::string count_of(std::uint64_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
+// "4 cpus and 1 gpu", or "4 cpus, 1 gpu and 2048 MiB of memory".
 std::string describe(const Demand& d, std::uint64_t times) {
-  std::string s = count_of(d.cpus * times, "cpu") + " and " + count_of(d.gpus * times, "gpu");
-  if (d.mem_mb > 0) s = count_of(d.cpus * times, "cpu") + ", " + count_of(d.gpus * times, "gpu") +
-                        " and " + std::to_string(d.mem_mb * times) + " MiB of memory";
-  return s;
+  const std::string cpus = count_of(d.cpus * times, "cpu");
+  const std::string gpus = count_of(d.gpus * times, "gpu");
+  if (d.mem_mb == 0) return cpus + " and " + gpus;
+  return cpus + ", " + gpus + " and " + std::to_string(d.mem_mb * times) + " MiB of memory";
 }
 
 std::string subject(const Program& program, const Unit& unit) {

@@ -53,7 +53,7 @@ EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddres
   for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
   for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, addresses),
                               framework_environment(plan, task, addresses),
-                              gpu_environment(task, options.launcher_binds_gpus)}) {
+                              gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {
     for (const auto& [name, value] : layer) env[name] = value;
   }
   return env;

@@ -17,10 +17,4 @@ const NodeSpec* Program::find_node(std::string_view node_name) const {
   return nullptr;
 }
 
-std::uint64_t minimum_task_count(const Program& program) {
-  std::uint64_t total = 0;
-  for (const NodeSpec& node : program.nodes) total += node.replicas.value.min;
-  return total;
-}
-
 }  // namespace slipway::core

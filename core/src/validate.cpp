@@ -14,6 +14,10 @@ namespace {
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
+std::string range_text(const ReplicaRange& r) {
+  return r.elastic() ? std::to_string(r.min) + ":" + std::to_string(r.max) : std::to_string(r.min);
+}
+
 bool framework_needs_fixed_world(Framework f) {
   return f == Framework::tensorflow || f == Framework::jax || f == Framework::horovod ||
          f == Framework::paddle || f == Framework::mpi;
@@ -191,10 +195,8 @@ void check_colocate_groups(Reader& r, const Program& program) {
     for (const NodeSpec* m : members) {
       const std::string node = "node " + quoted(m->name.value) + " in colocate group " + quoted(group);
       if (m->replicas.value != first.replicas.value) {
-        r.error(m->colocate.where, node + " has replicas " + std::to_string(m->replicas.value.min) +
-                                       (m->replicas.value.elastic() ? ":" + std::to_string(m->replicas.value.max) : "") +
-                                       " but " + head + " has " + std::to_string(first.replicas.value.min) +
-                                       (first.replicas.value.elastic() ? ":" + std::to_string(first.replicas.value.max) : "") +
+        r.error(m->colocate.where, node + " has replicas " + range_text(m->replicas.value) + " but " + head +
+                                       " has " + range_text(first.replicas.value) +
                                        "; colocated nodes share hosts replica by replica, so give "
                                        "them the same replicas");
       }

@@ -115,10 +115,17 @@ TEST_CASE("the task environment layers env, UCX, contract, framework and GPUs", 
   CHECK(env.at("UCX_TLS") == "tcp,sm");
   CHECK(env.at("UCX_NET_DEVICES") == "lo");
   CHECK(env.at("SLIPWAY_NODE") == "learner");
-  CHECK(env.at("CUDA_VISIBLE_DEVICES").empty());
-  const EnvMap unbound = task_environment(plan, *plan.find_task("learner", 0), a, {false});
-  CHECK(unbound.count("CUDA_VISIBLE_DEVICES") == 0);
+  CHECK(env.count("CUDA_VISIBLE_DEVICES") == 0);  // hosts planned without GPUs: no binding
   CHECK(ucx_environment(plan.program.nodes[0]).empty());
+}
+
+TEST_CASE("the task environment binds GPUs on hosts planned with GPUs", "[core][env]") {
+  const Plan plan = plan_ok(parse_ok(kGraph), hosts(2, 2, 2));
+  const ResolvedAddresses a = resolve_all(plan);
+  const Task& learner = *plan.find_task("learner", 0);
+  CHECK(task_environment(plan, learner, a).at("CUDA_VISIBLE_DEVICES").empty());  // asks for none: sees none
+  const EnvMap unbound = task_environment(plan, learner, a, {false});
+  CHECK(unbound.count("CUDA_VISIBLE_DEVICES") == 0);
 }
 
 TEST_CASE("GPU binding sets CUDA_VISIBLE_DEVICES from the task's GPUs", "[core][env]") {

@@ -138,7 +138,6 @@ TEST_CASE("a full topology parses into the model", "[core][parse]") {
     CHECK(p.nodes[0].cpus.where == SourceLocation{6, 8});    // taken from [defaults]
     CHECK(p.name.where == SourceLocation{2, 8});
   }
-  CHECK(minimum_task_count(p) == 5u);
   CHECK(p.find_node("learner") == &p.nodes[1]);
   CHECK(p.find_node("nope") == nullptr);
 }

@@ -106,6 +106,8 @@ struct TaskEnvironmentOptions {
 
 // The whole environment slipway adds for a task: the node's `env`, then UCX,
 // contract, framework and GPU variables (validation keeps these disjoint).
+// GPU binding applies only on hosts the plan gives GPUs: on a host planned
+// with 0 GPUs, CUDA_VISIBLE_DEVICES is left as it is.
 EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses,
                         const TaskEnvironmentOptions& options = {});
 

@@ -119,7 +119,4 @@ std::string env_name_part(std::string_view name);
 std::optional<std::vector<std::string>> split_shell_words(std::string_view line,
                                                           std::string* error = nullptr);
 
-// Number of tasks a program has at its minimum size (sum of replicas.min).
-std::uint64_t minimum_task_count(const Program& program);
-
 }  // namespace slipway::core
