@@ -90,18 +90,17 @@ class RendezvousBackend final : public Backend {
   }
 
   void watch_members(std::function<void(const MemberEnded&)> on_ended) override {
-    worker_.post([this, on_ended = std::move(on_ended)]() mutable {
-      const auto kinds = static_cast<std::uint8_t>(static_cast<std::uint8_t>(rdzv::EventKind::member_failed) |
-                                                   static_cast<std::uint8_t>(rdzv::EventKind::member_left));
-      client_.subscribe(kinds, "", [on_ended = std::move(on_ended)](const rdzv::Event& e) {
-        MemberEnded how;
-        how.node = e.member.identity.node;
-        how.replica = e.member.identity.replica;
-        how.failed = e.kind == rdzv::EventKind::member_failed;
-        how.exit_status = e.member.exit_status;
-        how.reason = e.member.reason;
-        on_ended(how);
-      });
+    // Subscribed before returning, so no end after this call is missed.
+    const auto kinds = static_cast<std::uint8_t>(static_cast<std::uint8_t>(rdzv::EventKind::member_failed) |
+                                                 static_cast<std::uint8_t>(rdzv::EventKind::member_left));
+    client_.subscribe(kinds, "", [on_ended = std::move(on_ended)](const rdzv::Event& e) {
+      MemberEnded how;
+      how.node = e.member.identity.node;
+      how.replica = e.member.identity.replica;
+      how.failed = e.kind == rdzv::EventKind::member_failed;
+      how.exit_status = e.member.exit_status;
+      how.reason = e.member.reason;
+      on_ended(how);
     });
   }
 

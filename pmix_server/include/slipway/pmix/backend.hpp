@@ -3,8 +3,8 @@
 // key-value store with scopes, wait-for-key and member-ended events. rendezvous_backend.hpp implements it over the rendezvous client;
 // in_process_backend.hpp is the in-process implementation.
 //
-// Contract: every operation returns at once and reports through its
-// callback exactly once; the callback may run on any thread, even inside
+// Contract: every operation returns at once (watch_members may take one
+// round trip to subscribe) and reports through its callback exactly once; the callback may run on any thread, even inside
 // the call, so callers must not hold their own locks while calling. Keys
 // live in one program-wide namespace. Scope::task keys are withdrawn when
 // the member that put them ends. A fence completes when every member of its

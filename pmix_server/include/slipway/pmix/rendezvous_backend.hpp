@@ -6,9 +6,10 @@
 // Contract: `client` must be a joined member and outlive every use of the
 // backend (the task agent keeps its Wiring until after after_exit, when the
 // host drops the backend). Asynchronous client calls complete on the
-// client's threads; the client's blocking calls (create, erase,
-// subscribe) run on the backend's own worker thread, so no operation blocks
-// its caller. The destructor never touches the client.
+// client's threads; the client's blocking calls (create, erase) run on the
+// backend's own worker thread, so they do not block their caller;
+// watch_members subscribes before it returns (one round trip), so no end
+// after it is missed. The destructor never touches the client.
 #pragma once
 
 #include <memory>
