@@ -96,7 +96,8 @@ EndpointCore::~EndpointCore() {
 }
 
 void EndpointCore::start() {
-  loop_->start("courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); });
+  loop_->start("courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); },
+               options_.busy_poll);
 }
 
 void EndpointCore::shutdown() {

@@ -49,7 +49,15 @@ Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) co
                        "courier endpoint " + lease_->core->name() + " would wait forever; use "
                        "call_async(), or set EndpointOptions::handler_threads");
   }
-  return call_async(method, std::move(request), timeout).get();
+  auto future = call_async(method, std::move(request), timeout);
+  auto poll = lease_->core->options().busy_poll;
+  if (poll.count() > 0) {
+    auto until = std::chrono::steady_clock::now() + poll;
+    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+           std::chrono::steady_clock::now() < until) {
+    }
+  }
+  return future.get();
 }
 
 std::future<Bytes> Handle::call_async(const std::string& method, Bytes request,

@@ -56,7 +56,8 @@ ProgressLoop::~ProgressLoop() {
 }
 
 void ProgressLoop::start(std::string thread_name, Task after_progress,
-                         std::function<bool()> pending) {
+                         std::function<bool()> pending, std::chrono::microseconds busy_poll) {
+  busy_poll_ = busy_poll;
   after_progress_ = std::move(after_progress);
   pending_ = std::move(pending);
   {
@@ -111,13 +112,14 @@ void ProgressLoop::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
 }
 
-void ProgressLoop::run_posted() {
+bool ProgressLoop::run_posted() {
   std::vector<Task> tasks;
   {
     std::lock_guard lock(mutex_);
     tasks.swap(posted_);
   }
   for (auto& task : tasks) task();
+  return !tasks.empty();
 }
 
 void ProgressLoop::run_due_timers() {
@@ -156,10 +158,15 @@ void ProgressLoop::wait_idle() {
 }
 
 void ProgressLoop::run() {
+  auto last_activity = Clock::now();
   for (;;) {
-    while (worker_->progress()) after_progress_();
+    bool active = false;
+    while (worker_->progress()) {
+      active = true;
+      after_progress_();
+    }
     after_progress_();
-    run_posted();
+    active = run_posted() || active;
     run_due_timers();
     bool stopping = false;
     {
@@ -167,6 +174,11 @@ void ProgressLoop::run() {
       stopping = stop_requested_;
     }
     if (stopping) break;
+    if (busy_poll_.count() > 0) {
+      auto now = Clock::now();
+      if (active) last_activity = now;
+      if (now - last_activity < busy_poll_) continue;  // opt-in: poll on while busy
+    }
     wait_idle();
   }
   run_posted();  // what was posted before stop() began still runs

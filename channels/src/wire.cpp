@@ -70,6 +70,7 @@ Decoded decode(ByteView bytes) {
   }
   auto kind = std::to_integer<std::uint8_t>(p[3]);
   if (!valid_kind(kind)) return reject("unknown message kind " + std::to_string(kind));
+  if (p[5] != std::byte{0}) return reject("reserved header byte is not zero");
   std::size_t method_len = get_u16(p + 6);
   if (method_len > kMaxMethodBytes) {
     return reject("method name length " + std::to_string(method_len) + " exceeds " +
@@ -90,6 +91,9 @@ Decoded decode(ByteView bytes) {
   if (!needs_method && !h.method.empty()) return reject("a method name on a non-call message");
   if (h.kind == Kind::reply_error && !valid_remote_status(h.status)) {
     return reject("unknown error status " + std::to_string(h.status));
+  }
+  if (h.kind != Kind::reply_error && h.status != 0) {
+    return reject("a status on a message that is not an error reply");
   }
   return Decoded{std::move(h), {}};
 }

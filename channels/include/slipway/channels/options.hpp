@@ -39,6 +39,12 @@ struct EndpointOptions {
   // must not block, and cannot make blocking calls through this endpoint).
   // N: handlers run on N threads of their own (they may block and call).
   unsigned handler_threads = 0;
+  // 0 (the default): the progress thread sleeps (ucp_worker_arm + epoll)
+  // as soon as it has nothing to do, and blocking calls sleep on their
+  // future. > 0: after activity, both poll for this long before sleeping,
+  // trading a busy core for lower latency (like ucx_perftest, which always
+  // polls). Idle waits still end in arm + epoll.
+  std::chrono::microseconds busy_poll{0};
 };
 
 }  // namespace slipway::channels

@@ -1,0 +1,371 @@
+// slipway-bench rpc: courier RPC round trips (p50, p99) at 8 B, 64 KiB and
+// 1 MiB, side by side with ucx_perftest (ucp_am_lat, same UCX transport, same
+// run) and a gRPC C++ unary echo (slipway-grpc-echo) on TCP loopback. The
+// callee runs in a process of its own in all three.
+//
+//   slipway-bench rpc [--tls LIST;LIST] [--iters N] [--sizes 8,65536,1048576]
+//                     [--busy-poll-us U]
+//
+// Each transport (default "tcp;posix,cma") is measured with courier's
+// defaults (event-driven: sleeps in epoll, wakes per message) and with
+// EndpointOptions::busy_poll = U us (default 200), which polls as perftest
+// does. Last line: rpc: perftest_ratio_8B=R grpc_speedup_8B=G ... for the
+// first transport with defaults, then the same keys suffixed _busypoll,
+// _shm and _shm_busypoll. R is courier p50 / perftest p50 (perftest's
+// one-way latency doubled); G is gRPC p50 / courier p50.
+#if __has_include("slipway/channels/endpoint.hpp") && __has_include("slipway/exec/process.hpp")
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_registry.hpp"
+#include "slipway/channels/endpoint.hpp"
+#include "slipway/exec/process.hpp"
+#include "slipway/exec/unique_fd.hpp"
+
+namespace {
+
+using namespace slipway;
+using Clock = std::chrono::steady_clock;
+
+struct Latency {
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+Latency percentiles(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  auto at = [&](double q) {
+    return samples[std::min(samples.size() - 1, static_cast<std::size_t>(q * samples.size()))];
+  };
+  return {at(0.50), at(0.99)};
+}
+
+std::string self_dir() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, static_cast<std::size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+std::vector<std::string> environment_with(const std::string& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  if (!extra.empty()) env.push_back(extra);
+  return env;
+}
+
+// A child process with a pipe to its stdin and one from its stdout.
+class Child {
+ public:
+  Child(std::vector<std::string> argv, const std::string& extra_env, bool keep_stdin) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+      throw std::runtime_error("pipe failed");
+    }
+    exec::UniqueFd in_read(in[0]), out_write(out[1]);
+    stdin_ = exec::UniqueFd(in[1]);
+    stdout_ = exec::UniqueFd(out[0]);
+    exec::SpawnOptions options;
+    options.argv = std::move(argv);
+    options.env = environment_with(extra_env);
+    options.new_process_group = false;
+    options.stdin_fd = in_read.get();
+    options.stdout_fd = out_write.get();
+    pid_ = exec::spawn(options);
+    if (!keep_stdin) stdin_.reset();
+  }
+  ~Child() {
+    stdin_.reset();  // servers end when their stdin closes
+    if (pid_ <= 0) return;
+    for (int i = 0; i < 100; ++i) {  // 5 s, then it is killed
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid_, SIGKILL);
+    exec::wait_for(pid_);
+  }
+  void kill() {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+  }
+  // One line of its stdout, waiting at most `timeout`.
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    for (;;) {
+      if (auto pos = buffer_.find('\n'); pos != std::string::npos) {
+        std::string line = buffer_.substr(0, pos);
+        buffer_.erase(0, pos + 1);
+        return line;
+      }
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      pollfd p{stdout_.get(), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char chunk[4096];
+      ssize_t n = ::read(stdout_.get(), chunk, sizeof chunk);
+      if (n <= 0) return std::nullopt;
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  exec::ExitStatus wait() {
+    auto status = exec::wait_for(pid_);
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  exec::UniqueFd stdin_;
+  exec::UniqueFd stdout_;
+  std::string buffer_;
+};
+
+std::string to_hex(const channels::Bytes& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (auto b : bytes) {
+    out += digits[std::to_integer<unsigned>(b) >> 4];
+    out += digits[std::to_integer<unsigned>(b) & 15];
+  }
+  return out;
+}
+
+channels::Bytes from_hex(const std::string& text) {
+  channels::Bytes out;
+  for (std::size_t i = 0; i + 1 < text.size(); i += 2) {
+    out.push_back(static_cast<std::byte>(std::stoul(text.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+channels::EndpointOptions bench_options(const std::string& tls, const std::string& name,
+                                        int busy_poll_us) {
+  channels::EndpointOptions options;
+  options.tls = tls;
+  options.name = name;
+  options.busy_poll = std::chrono::microseconds(busy_poll_us);
+  return options;
+}
+
+// The callee process: serves "echo" until its stdin closes.
+int serve(const std::string& tls, int busy_poll_us) {
+  channels::Endpoint server(bench_options(tls, "bench-callee", busy_poll_us));
+  server.register_method("echo", [](channels::ByteView request) { return channels::to_bytes(request); });
+  std::printf("address %s\n", to_hex(server.address()).c_str());
+  std::fflush(stdout);
+  char c;
+  while (::read(0, &c, 1) > 0) {
+  }
+  return 0;
+}
+
+Latency measure_courier(const std::string& tls, std::size_t size, int iters, int busy_poll_us) {
+  Child callee({self_dir() + "/slipway-bench", "rpc", "--serve", tls, std::to_string(busy_poll_us)},
+               "", true);
+  auto line = callee.read_line(std::chrono::seconds(30));
+  if (!line || line->rfind("address ", 0) != 0) throw std::runtime_error("the courier callee did not start");
+  channels::Endpoint client(bench_options(tls, "bench-caller", busy_poll_us));
+  auto handle = client.connect(from_hex(line->substr(8)), "bench-callee");
+  channels::Bytes request(size, std::byte{0x5a});
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(iters));
+  int warmup = std::max(10, iters / 10);
+  for (int i = 0; i < warmup + iters; ++i) {
+    auto start = Clock::now();
+    auto reply = handle.call("echo", request);
+    auto end = Clock::now();
+    if (reply.size() != size) throw std::runtime_error("courier echo returned a wrong size");
+    if (i >= warmup) samples.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  return percentiles(std::move(samples));
+}
+
+// ucx_perftest's "typical" latency (the -R percentile, one way) of ucp_am_lat.
+std::optional<double> perftest_one_way(const std::string& tls, std::size_t size, int iters,
+                                       double rank, int port) {
+  std::string env = "UCX_TLS=" + tls;
+  std::vector<std::string> common = {"-t", "ucp_am_lat", "-s", std::to_string(size), "-n",
+                                     std::to_string(iters), "-p", std::to_string(port)};
+  std::vector<std::string> server_argv = {"ucx_perftest"};
+  server_argv.insert(server_argv.end(), common.begin(), common.end());
+  Child server(server_argv, env, false);
+  for (int attempt = 0; attempt < 30; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::vector<std::string> client_argv = {"ucx_perftest", "127.0.0.1"};
+    client_argv.insert(client_argv.end(), common.begin(), common.end());
+    client_argv.insert(client_argv.end(), {"-R", std::to_string(rank)});
+    Child client(client_argv, env, false);
+    std::optional<double> typical;
+    // ucx_perftest polls; on a loaded host it can crawl: give it 2 minutes.
+    auto deadline = Clock::now() + std::chrono::minutes(2);
+    while (auto line = client.read_line(std::chrono::duration_cast<std::chrono::milliseconds>(
+               deadline - Clock::now()))) {
+      std::istringstream words(*line);
+      std::string first;
+      words >> first;
+      if (first == "Final:") {
+        double iterations = 0, lat = 0;
+        words >> iterations >> lat;
+        typical = lat;
+      }
+    }
+    if (!typical && Clock::now() >= deadline) {
+      client.kill();
+      server.kill();
+      return std::nullopt;
+    }
+    if (client.wait().success() && typical) return typical;
+  }
+  return std::nullopt;
+}
+
+std::optional<Latency> measure_perftest(const std::string& tls, std::size_t size, int iters,
+                                        int port) {
+  auto p50 = perftest_one_way(tls, size, iters, 50.0, port);
+  auto p99 = perftest_one_way(tls, size, iters, 99.0, port + 1);
+  if (!p50 || !p99) return std::nullopt;
+  return Latency{2 * *p50, 2 * *p99};  // round trip = twice the one-way latency
+}
+
+std::optional<Latency> measure_grpc(std::size_t size, int iters) {
+  std::string binary = self_dir() + "/slipway-grpc-echo";
+  if (::access(binary.c_str(), X_OK) != 0) return std::nullopt;
+  Child server({binary, "serve"}, "", true);
+  auto line = server.read_line(std::chrono::seconds(30));
+  if (!line || line->rfind("port ", 0) != 0) return std::nullopt;
+  Child client({binary, "ping", "127.0.0.1:" + line->substr(5), std::to_string(size),
+                std::to_string(iters)},
+               "", false);
+  Latency out;
+  auto result = client.read_line(std::chrono::minutes(10));
+  if (!result || std::sscanf(result->c_str(), "p50_us=%lf p99_us=%lf", &out.p50_us, &out.p99_us) != 2) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string size_label(std::size_t size) {
+  if (size >= (1u << 20) && size % (1u << 20) == 0) return std::to_string(size >> 20) + "MiB";
+  if (size >= 1024 && size % 1024 == 0) return std::to_string(size >> 10) + "KiB";
+  return std::to_string(size) + "B";
+}
+
+std::string ratio(double numerator, double denominator) {
+  if (denominator <= 0 || numerator <= 0) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", numerator / denominator);
+  return buf;
+}
+
+std::string cell(const std::optional<Latency>& l) {
+  if (!l) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f / %.1f", l->p50_us, l->p99_us);
+  return buf;
+}
+
+bool is_shared_memory(const std::string& tls) { return tls.find("tcp") == std::string::npos; }
+
+int run(const std::vector<std::string>& args) {
+  std::vector<std::string> transports = {"tcp", "posix,cma"};
+  int iters = 10000;
+  int busy_poll_us = 200;
+  std::vector<std::size_t> sizes = {8, 64 * 1024, 1 << 20};
+  if (args.size() == 3 && args[0] == "--serve") return serve(args[1], std::stoi(args[2]));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
+      return args[++i];
+    };
+    auto list = [](const std::string& text, char sep) {
+      std::vector<std::string> items;
+      std::stringstream in(text);
+      for (std::string item; std::getline(in, item, sep);) items.push_back(item);
+      return items;
+    };
+    if (args[i] == "--tls") {
+      transports = list(value(), ';');
+    } else if (args[i] == "--iters") {
+      iters = std::stoi(value());
+    } else if (args[i] == "--busy-poll-us") {
+      busy_poll_us = std::stoi(value());
+    } else if (args[i] == "--sizes") {
+      sizes.clear();
+      for (const auto& item : list(value(), ',')) sizes.push_back(std::stoull(item));
+    } else {
+      std::fprintf(stderr, "usage: slipway-bench rpc [--tls LIST;LIST] [--iters N] "
+                           "[--sizes 8,65536,...] [--busy-poll-us U]\n");
+      return 2;
+    }
+  }
+  std::printf("rpc: round-trip latency, callee in its own process. courier = slipway courier "
+              "RPC (call() of an echo method); perftest = ucx_perftest ucp_am_lat on the same "
+              "UCX_TLS (one-way latency x2); grpc = gRPC C++ unary echo on TCP loopback\n");
+  std::printf("%-10s %-8s %7s %22s %22s %22s %22s\n", "UCX_TLS", "size", "iters",
+              "courier p50/p99 us", "courier+poll p50/p99", "perftest p50/p99 us",
+              "grpc p50/p99 us");
+  std::map<std::size_t, std::optional<Latency>> grpc;
+  std::string summary;
+  int port = 13500 + static_cast<int>(::getpid() % 1000) * 8;
+  for (std::size_t t = 0; t < transports.size(); ++t) {
+    const std::string& tls = transports[t];
+    std::string suffix = t == 0 ? "" : is_shared_memory(tls) ? "_shm" : "_" + std::to_string(t);
+    std::string polled;
+    for (std::size_t size : sizes) {
+      int n = size >= (1u << 20) ? std::max(100, iters / 20)
+              : size >= 65536    ? std::max(200, iters / 4)
+                                 : iters;
+      Latency courier = measure_courier(tls, size, n, 0);
+      Latency courier_poll = measure_courier(tls, size, n, busy_poll_us);
+      auto perftest = measure_perftest(tls, size, std::min(n, 2000), port);
+      port += 2;
+      if (!grpc.count(size)) grpc[size] = measure_grpc(size, n);
+      const auto& g = grpc[size];
+      std::printf("%-10s %-8s %7d %22s %22s %22s %22s\n", tls.c_str(), size_label(size).c_str(), n,
+                  cell(courier).c_str(), cell(courier_poll).c_str(), cell(perftest).c_str(),
+                  cell(g).c_str());
+      std::fflush(stdout);
+      std::string label = size_label(size);
+      double pt = perftest ? perftest->p50_us : 0;
+      double gp = g ? g->p50_us : 0;
+      summary += " perftest_ratio_" + label + suffix + "=" + ratio(courier.p50_us, pt);
+      summary += " grpc_speedup_" + label + suffix + "=" + ratio(gp, courier.p50_us);
+      polled += " perftest_ratio_" + label + suffix + "_busypoll=" + ratio(courier_poll.p50_us, pt);
+      polled += " grpc_speedup_" + label + suffix + "_busypoll=" + ratio(gp, courier_poll.p50_us);
+    }
+    summary += polled;
+  }
+  std::printf("rpc:%s\n", summary.c_str());
+  return 0;
+}
+
+SLIPWAY_BENCHMARK("rpc", "courier RPC round trips vs ucx_perftest and gRPC (8 B, 64 KiB, 1 MiB)",
+                  [](const std::vector<std::string>& args) {
+                    try {
+                      return run(args);
+                    } catch (const std::exception& e) {
+                      std::fprintf(stderr, "rpc: %s\n", e.what());
+                      return 1;
+                    }
+                  });
+
+}  // namespace
+
+#endif
