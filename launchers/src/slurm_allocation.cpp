@@ -114,6 +114,7 @@ std::optional<SlurmJob> read_slurm_job(const EnvLookup& env) {
     auto get = [&](const std::string& name) { return env(name + suffix); };
     SlurmComponent c;
     c.het_group = groups > 0 ? g : -1;
+    c.job_id = groups > 0 ? get("SLURM_JOB_ID").value_or(*job_id) : *job_id;
     auto nodelist = get("SLURM_JOB_NODELIST");
     if (!nodelist) throw std::invalid_argument("SLURM_JOB_NODELIST" + suffix + " is not set");
     c.hosts = expand_hostlist(*nodelist);
@@ -131,6 +132,46 @@ std::optional<SlurmJob> read_slurm_job(const EnvLookup& env) {
     job.components.push_back(std::move(c));
   }
   return job;
+}
+
+std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view detail) {
+  std::map<std::string, std::uint32_t> gpus;
+  std::size_t line_start = 0;
+  while (line_start < detail.size()) {
+    auto line_end = detail.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = detail.size();
+    std::string_view line = detail.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    auto nodes_at = line.find("Nodes=");
+    auto gres_at = line.find(" GRES=");
+    if (nodes_at == std::string_view::npos || gres_at == std::string_view::npos) continue;
+    std::string_view nodes = line.substr(nodes_at + 6);
+    nodes = nodes.substr(0, nodes.find(' '));
+    std::string_view gres = line.substr(gres_at + 6);
+    gres = gres.substr(0, gres.find(' '));
+    std::uint32_t count = 0;
+    // gpu:2(IDX:0-1) or gpu:tesla:2(IDX:0-1), possibly among other GRES.
+    for (auto item : split_top_level(gres)) {
+      if (item.rfind("gpu", 0) != 0) continue;
+      item = item.substr(0, item.find('('));
+      auto colon = item.rfind(':');
+      if (colon != std::string_view::npos) count += parse_uint(item.substr(colon + 1), "GRES");
+    }
+    if (count == 0) continue;
+    for (auto& host : expand_hostlist(nodes)) gpus[host] = count;
+  }
+  return gpus;
+}
+
+void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus) {
+  for (auto& c : job.components) {
+    if (c.gpus_per_host > 0) continue;
+    for (const auto& host : c.hosts) {
+      if (auto it = gpus.find(host); it != gpus.end()) {
+        c.gpus_per_host = std::max(c.gpus_per_host, it->second);
+      }
+    }
+  }
 }
 
 core::Allocation allocation_of(const SlurmJob& job) {

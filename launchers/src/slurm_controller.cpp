@@ -28,15 +28,22 @@ namespace {
 
 constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
 
-// Slurm's NodeAddr of `host` (scontrol show node), or `host` itself.
-std::string node_address(const std::string& host) {
-  std::string command = "scontrol show node -o '" + host + "' 2>/dev/null";
+// What `scontrol ARGS` prints (empty when it fails). ARGS come from Slurm's
+// own variables (job ids, host names), quoted.
+std::string scontrol(const std::string& args) {
+  std::string command = "scontrol " + args + " 2>/dev/null";
   std::string output;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[4096];
     while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
     pclose(pipe);
   }
+  return output;
+}
+
+// Slurm's NodeAddr of `host` (scontrol show node), or `host` itself.
+std::string node_address(const std::string& host) {
+  std::string output = scontrol("show node -o '" + host + "'");
   auto at = output.find("NodeAddr=");
   if (at == std::string::npos) return host;
   auto end = output.find_first_of(" \n", at);
@@ -201,6 +208,13 @@ int run_slurm(const SlurmLaunchOptions& options) {
     return 1;
   }
   if (!job) return reexec_under_salloc(options, *topology.program);
+  for (const auto& component : job->components) {
+    try {
+      apply_gpus(*job, gpus_from_scontrol(scontrol("show job -d '" + component.job_id + "'")));
+    } catch (const std::exception& e) {
+      say(std::string("warning: cannot read the GPUs of job ") + component.job_id + ": " + e.what());
+    }
+  }
 
   auto planned = core::make_plan(*topology.program, allocation_of(*job));
   if (!planned.ok()) {

@@ -2,6 +2,7 @@
 #include "slipway/exec/local_address.hpp"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
 
@@ -29,6 +30,24 @@ std::optional<std::string> local_address_toward(const std::string& peer) {
   }
   freeaddrinfo(found);
   return result;
+}
+
+std::optional<std::string> interface_of(const std::string& address) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return std::nullopt;
+  std::optional<std::string> name;
+  for (ifaddrs* ifa = list; ifa && !name; ifa = ifa->ifa_next) {
+    if (!ifa->ifa_addr) continue;
+    int family = ifa->ifa_addr->sa_family;
+    if (family != AF_INET && family != AF_INET6) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw = family == AF_INET6
+                          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ifa->ifa_addr)->sin6_addr)
+                          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(ifa->ifa_addr)->sin_addr);
+    if (inet_ntop(family, raw, text, sizeof text) && address == text) name = ifa->ifa_name;
+  }
+  freeifaddrs(list);
+  return name;
 }
 
 std::string endpoint_host(const std::string& endpoint) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "agent_environment.hpp"
 #include "slipway/exec/held_port.hpp"
+#include "slipway/exec/local_address.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/unique_fd.hpp"
@@ -83,6 +85,7 @@ class Agent {
   // Waits for every required address; returns false when interrupted.
   bool resolve(AgentTask& t);
   void start(AgentTask& t);
+  void add_network_interface(const core::NodeSpec& node, core::EnvMap& env) const;
   void supervise();
   void handle_signals();
   void stop_commands(int sig);
@@ -186,6 +189,22 @@ bool Agent::resolve(AgentTask& t) {
   return true;
 }
 
+// gloo (torch, horovod) and tensorpipe pick their interface from the host
+// name, which often resolves to loopback on clusters: point them at the
+// interface of the address this task advertises, unless the user did.
+void Agent::add_network_interface(const core::NodeSpec& node, core::EnvMap& env) const {
+  auto framework = *node.framework;
+  if (framework != core::Framework::torch && framework != core::Framework::horovod) return;
+  if (options_.advertise_host.empty()) return;
+  auto name = interface_of(options_.advertise_host);
+  if (!name) return;
+  for (const char* variable : {"GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME"}) {
+    bool user_set = std::getenv(variable) != nullptr;
+    for (const auto& entry : node.env) user_set = user_set || *entry.name == variable;
+    if (!user_set && !env.count(variable)) env[variable] = *name;
+  }
+}
+
 void Agent::start(AgentTask& t) {
   const core::NodeSpec& node = plan_.node(*t.task);
   std::vector<std::string> env = inherited_environment(environ);
@@ -193,6 +212,7 @@ void Agent::start(AgentTask& t) {
   env_options.launcher_binds_gpus = options_.launcher_binds_gpus;
   auto added = core::task_environment(plan_, *t.task, t.addresses, env_options);
   added["SLIPWAY_ATTEMPT"] = std::to_string(options_.attempt);
+  add_network_interface(node, added);
   for (TaskHooks* hook : options_.hooks) hook->before_start(plan_, *t.task, *t.wiring, added);
   merge_environment(env, added);
 

@@ -77,3 +77,17 @@ TEST_CASE("a heterogeneous job keeps its components and partitions") {
   CHECK(allocation.hosts[1].gpus == 2);
   CHECK(allocation.hosts[0].gpus == 0);
 }
+
+TEST_CASE("GPUs per host come from scontrol's per-node GRES lines") {
+  const char* detail =
+      "JobId=10 JobName=interactive\n"
+      "   JOB_GRES=gpu:1\n"
+      "     Nodes=fn[4-5] CPU_IDs=3 Mem=0 GRES=gpu:2(IDX:0-1)\n"
+      "     Nodes=fn6 CPU_IDs=0 Mem=0 GRES=gpu:tesla:1(IDX:0),nic:1\n"
+      "     Nodes=fn1 CPU_IDs=0 Mem=0 GRES=\n";
+  auto gpus = gpus_from_scontrol(detail);
+  CHECK(gpus == std::map<std::string, std::uint32_t>{{"fn4", 2}, {"fn5", 2}, {"fn6", 1}});
+  SlurmJob job{"10", {SlurmComponent{1, "10", "gpu", {"fn4"}, {1}, 0, 0}}};
+  apply_gpus(job, gpus);
+  CHECK(job.components[0].gpus_per_host == 2);
+}

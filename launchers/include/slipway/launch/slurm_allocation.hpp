@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ std::vector<std::uint32_t> expand_counts(std::string_view counts);
 // heterogeneous one).
 struct SlurmComponent {
   int het_group = -1;  // -1 for a plain job
+  std::string job_id;  // this component's own id (SLURM_JOB_ID_HET_GROUP_N)
   std::string partition;
   std::vector<std::string> hosts;
   std::vector<std::uint32_t> cpus;  // per host
@@ -45,6 +47,15 @@ struct SlurmJob {
 // SLURM_JOB_PARTITION, SLURM_GPUS_PER_NODE, SLURM_MEM_PER_NODE (and their
 // _HET_GROUP_N forms with SLURM_HET_SIZE). Nothing when not in a job.
 std::optional<SlurmJob> read_slurm_job(const EnvLookup& env);
+
+// GPUs per host from `scontrol show job -d ID` output (its per-node lines
+// "Nodes=fn[4-5] CPU_IDs=... GRES=gpu:2(IDX:0-1)"): Slurm sets no variable
+// for --gres allocations in salloc. Hosts without GPUs are absent.
+std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view job_detail);
+
+// Fills gpus_per_host of each component that has none from `gpus`
+// (component hosts looked up by name).
+void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus);
 
 // The hosts of the job as a planner allocation: one Host per distinct host
 // (a host in two components appears once, with its first component's

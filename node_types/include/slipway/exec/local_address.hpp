@@ -13,6 +13,10 @@ namespace slipway::exec {
 
 std::optional<std::string> local_address_toward(const std::string& peer);
 
+// The name of the network interface that holds `address` ("eth0"); nothing
+// when no interface has it.
+std::optional<std::string> interface_of(const std::string& address);
+
 // Splits "host:port" / "[v6addr]:port" into its host part; empty on error.
 std::string endpoint_host(const std::string& endpoint);
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A host killed mid-run (every process in its network namespace: slurmd,
+# slurmstepd, the agent, the command) costs only its replica, which comes
+# back on another host of the --no-kill allocation; the program completes.
+# The allocation has room for it (6 CPUs for 3 tasks); the host's slurmd is
+# started again afterwards.
+source "$(dirname "$0")/lib.sh"
+HARNESS=$SLIPWAY_SOURCE_DIR/tests/cluster
+ns=sw$SLIPWAY_CLUSTER_NET_ID-fn2
+restart_fn2() {
+  (
+    source "$HARNESS/lib/common.sh"
+    source "$HARNESS/lib/network.sh"
+    source "$HARNESS/lib/daemons.sh"
+    cluster_paths "$SLIPWAY_CLUSTER_DIR"
+    if ! pgrep -f "slurmd -N fn2 " >/dev/null; then start_slurmd "$SLIPWAY_CLUSTER_NET_ID" fn2; fi
+    # slurmctld may mark fn2 down later (SlurmdTimeout): resume it until idle.
+    local deadline=$((SECONDS + 150)) state
+    while state=$(sinfo -h -n fn2 -o %T) && [ "$state" != idle ]; do
+      [ "$SECONDS" -lt "$deadline" ] || { echo "fn2 stayed '$state'" >&2; exit 1; }
+      case $state in down*|drain*|fail*) scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;; esac
+      sleep 1
+    done
+  )
+}
+"$SLIPWAY" launch --srun-arg=-N3 --srun-arg=-n6 --srun-arg=-pcpu "$(topology lost_host)" >out 2>&1 &
+launcher=$!
+trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true; restart_fn2' EXIT
+wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
+grep -q "^spread.1: attempt 0 on fn2$" out || { cat out; fail "spread.1 did not start on fn2"; }
+# The host dies: every process in its namespace.
+ip netns pids "$ns" | xargs -r kill -9
+wait_until 60 grep -q "^spread.1: attempt 1 on fn[13]$" out
+# The survivors' first attempts end too (killed), and are resubmitted.
+pkill -9 -f "$MARKER" || true
+set +e
+timeout 90 tail --pid="$launcher" -f /dev/null
+wait "$launcher"
+status=$?
+set -e
+sed 's/^/    /' out
+[ "$status" -eq 0 ] || fail "slipway launch exited $status"
+expect_line out "spread.1 lost on fn2"
+expect_line out "spread.1: new step on fn[13]"
+expect_line out "program 'lost' finished"
+echo PASS

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# A task killed mid-run (SIGKILL to its command) is resubmitted as a new
+# step and the program completes.
+source "$(dirname "$0")/lib.sh"
+"$SLIPWAY" launch --srun-arg=-N2 --srun-arg=-pcpu "$(topology killed)" >out 2>&1 &
+launcher=$!
+trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true' EXIT
+wait_until 60 pgrep -f "$MARKER"
+pkill -9 -f "$MARKER"
+set +e
+wait "$launcher"
+status=$?
+set -e
+sed 's/^/    /' out
+[ "$status" -eq 0 ] || fail "slipway launch exited $status"
+expect_line out "worker.0 exited with status 137"
+expect_line out "restarting worker.0 \(attempt 1\)"
+expect_line out "^worker.0: recovered on attempt 1$"
+echo PASS
