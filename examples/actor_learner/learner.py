@@ -1,8 +1,8 @@
 """actor_learner: the learner. It serves its parameters on the "params"
 port ({"op": "get"} -> {"version": V, "weight": W}), samples batches from the
 replay buffer and moves its weight toward the mean reward, one step per
-batch. After --steps steps it checks what it learned and exits 0, which
-tells the actors to stop."""
+batch. After --steps steps it checks what it learned, tells the replay
+buffer it finished (which tells the actors to stop) and exits 0."""
 import argparse
 import os
 import socketserver
@@ -66,5 +66,6 @@ for step in range(1, args.steps + 1):
 weight = params["weight"]
 ex.check(0.8 < weight < 1.2, f"weight {weight:.3f} did not approach the mean reward 1.0")
 print(f"learned weight {weight:.3f} in {args.steps} steps from actors {sorted(actors_seen)}", flush=True)
+replay.call({"op": "finish"})
 server.shutdown()
 server.server_close()

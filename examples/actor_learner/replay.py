@@ -1,7 +1,11 @@
 """actor_learner: the replay buffer (a daemon). Actors put experience in,
 the learner samples batches out, over JSON lines on the "data" port:
   {"op": "put", "items": [...]}  -> {"size": N}
-  {"op": "sample", "n": K}       -> {"items": [...]}  (fewer while filling up)"""
+  {"op": "sample", "n": K}       -> {"items": [...]}  (fewer while filling up)
+  {"op": "finish"}               -> {"finished": true}  (the learner is done)
+  {"op": "status"}               -> {"size": N, "finished": bool}
+Being a daemon, it outlives the learner, so actors ask it whether the
+learner finished or has not started yet."""
 import argparse
 import collections
 import os
@@ -22,11 +26,13 @@ ex.exit_on_sigterm()
 ex.check_contract()
 ex.print_contract_env()
 buffer = collections.deque(maxlen=args.capacity)
+learner_finished = False
 lock = threading.Lock()
 
 
 class Handler(socketserver.StreamRequestHandler):
     def handle(self):
+        global learner_finished
         channel = ex.JsonLines(self.request)
         while True:
             try:
@@ -39,6 +45,11 @@ class Handler(socketserver.StreamRequestHandler):
                     channel.send({"size": len(buffer)})
                 elif request.get("op") == "sample":
                     channel.send({"items": random.sample(list(buffer), min(request["n"], len(buffer)))})
+                elif request.get("op") == "finish":
+                    learner_finished = True
+                    channel.send({"finished": True})
+                elif request.get("op") == "status":
+                    channel.send({"size": len(buffer), "finished": learner_finished})
                 else:
                     channel.send({"error": f"unknown op {request.get('op')!r}"})
 
