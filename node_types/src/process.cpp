@@ -11,9 +11,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -68,15 +67,20 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 // The parent pid of `pid`, read from /proc/PID/stat; -1 when gone or a
 // zombie (a zombie has no children left and needs no signal).
 pid_t live_parent_of(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Plain read(2): the process may vanish while we read (ESRCH), which a
+  // stream would turn into an exception.
+  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return -1;
+  char buffer[1024];
+  ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
+  if (n <= 0) return -1;
+  std::string_view content(buffer, static_cast<std::size_t>(n));
   auto close_paren = content.rfind(')');
-  if (close_paren == std::string::npos) return -1;
-  std::istringstream rest(content.substr(close_paren + 1));
-  char state = 0;
-  pid_t ppid = -1;
-  rest >> state >> ppid;
-  return state == 'Z' ? -1 : ppid;
+  if (close_paren == std::string_view::npos || close_paren + 4 >= content.size()) return -1;
+  char state = content[close_paren + 2];
+  long ppid = std::strtol(buffer + close_paren + 4, nullptr, 10);
+  return state == 'Z' ? -1 : static_cast<pid_t>(ppid);
 }
 
 }  // namespace

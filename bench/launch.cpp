@@ -1,0 +1,85 @@
+// slipway-bench launch: wall time of `slipway run` for 16 and 64 tasks that
+// exit at once, side by side with a plain shell loop starting the same
+// processes. Last line: `launch: ratio_16=R16 ratio_64=R64 ...`.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench_registry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string sibling(const std::string& name) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return name;
+  self[n] = '\0';
+  return (fs::path(self).parent_path() / name).string();
+}
+
+// Median wall time of `command` (run by /bin/sh) over `runs` runs, in ms;
+// negative when it fails.
+double median_ms(const std::string& command, int runs) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    int rc = std::system(command.c_str());
+    auto end = std::chrono::steady_clock::now();
+    if (rc != 0) return -1;
+    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int run_launch(const std::vector<std::string>& args) {
+  int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
+  std::string slipway = sibling("slipway");
+  fs::path dir = fs::temp_directory_path() / ("slipway-bench-launch-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::printf("launch: median of %d runs each; tasks run /bin/true\n", runs);
+  std::printf("%-6s %14s %14s %8s\n", "tasks", "slipway_ms", "shell_ms", "ratio");
+  std::string summary = "launch:";
+  bool ok = true;
+  for (int tasks : {16, 64}) {
+    fs::path topology = dir / ("bench" + std::to_string(tasks) + ".toml");
+    std::ofstream(topology) << "[program]\nname = \"bench" << tasks
+                            << "\"\n\n[node.t]\ncommand = [\"/bin/true\"]\nreplicas = " << tasks
+                            << "\n";
+    std::string run = slipway + " run --run-root '" + (dir / "runs").string() + "' '" +
+                      topology.string() + "' >/dev/null 2>&1";
+    std::string shell = "sh -c 'for i in $(seq " + std::to_string(tasks) +
+                        "); do /bin/true & done; wait' >/dev/null 2>&1";
+    double slipway_ms = median_ms(run, runs);
+    double shell_ms = median_ms(shell, runs);
+    if (slipway_ms < 0 || shell_ms <= 0) {
+      std::fprintf(stderr, "launch: a run failed (slipway %s)\n", slipway.c_str());
+      ok = false;
+      break;
+    }
+    double ratio = slipway_ms / shell_ms;
+    std::printf("%-6d %14.1f %14.1f %8.2f\n", tasks, slipway_ms, shell_ms, ratio);
+    char pair[160];
+    std::snprintf(pair, sizeof pair, " ratio_%d=%.2f slipway_%d_ms=%.1f shell_%d_ms=%.1f", tasks,
+                  ratio, tasks, slipway_ms, tasks, shell_ms);
+    summary += pair;
+  }
+  fs::remove_all(dir);
+  if (!ok) return 1;
+  std::printf("%s\n", summary.c_str());
+  return 0;
+}
+
+}  // namespace
+
+SLIPWAY_BENCHMARK("launch", "slipway run of 16/64 instant tasks vs a shell loop", run_launch);
