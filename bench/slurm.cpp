@@ -1,0 +1,111 @@
+// slipway-bench slurm: `srun --program` of a 12-task topology against
+// `srun -n12` of the same command, side by side on the same real test
+// cluster, which the benchmark starts (tests/cluster/cluster.sh) and tears
+// down. Last line: `slurm: srun_ratio=R ...`.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench_registry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string sibling(const std::string& name) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return name;
+  self[n] = '\0';
+  return (fs::path(self).parent_path() / name).string();
+}
+
+double median_ms(const std::string& command, int runs) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    int rc = std::system(command.c_str());
+    auto end = std::chrono::steady_clock::now();
+    if (rc != 0) return -1;
+    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Starts the test cluster in `dir` and stops it when destroyed.
+class TestCluster {
+ public:
+  TestCluster(std::string harness, std::string dir) : harness_(std::move(harness)), dir_(std::move(dir)) {
+    up_ = std::system(("timeout 180 '" + harness_ + "' up '" + dir_ + "' >/dev/null 2>&1").c_str()) == 0;
+  }
+  ~TestCluster() {
+    int rc = std::system(("timeout 120 '" + harness_ + "' down '" + dir_ + "' >/dev/null 2>&1").c_str());
+    (void)rc;
+  }
+  bool up() const { return up_; }
+  std::string conf() const { return dir_ + "/etc/slurm.conf"; }
+
+ private:
+  std::string harness_, dir_;
+  bool up_ = false;
+};
+
+int run_slurm_bench(const std::vector<std::string>& args) {
+  int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "slurm: needs root to start the test cluster (network namespaces)\n");
+    return 77;
+  }
+  std::string slipway = sibling("slipway");
+  std::string plugin = std::string(SLIPWAY_BUILD_DIR) + "/spank_plugin/slipway.so";
+  std::string harness = std::string(SLIPWAY_SOURCE_DIR) + "/tests/cluster/cluster.sh";
+  fs::path dir = fs::temp_directory_path() / ("slipway-bench-slurm-" + std::to_string(getpid()));
+  fs::create_directories(dir / "work");
+  setenv("SLIPWAY_SPANK_PLUGIN", plugin.c_str(), 1);
+  setenv("SLIPWAY_SPANK_PLUGIN_ARGS", ("slipway_bin=" + slipway).c_str(), 1);
+  int status = 1;
+  {
+    TestCluster cluster(harness, (dir / "cluster").string());
+    if (!cluster.up()) {
+      std::fprintf(stderr, "slurm: the test cluster did not start (%s)\n", harness.c_str());
+    } else {
+      setenv("SLURM_CONF", cluster.conf().c_str(), 1);
+      setenv("SLIPWAY_RUN_ROOT", (dir / "work" / "runs").c_str(), 1);
+      fs::path topology = dir / "work" / "bench12.toml";
+      std::ofstream(topology) << "[program]\nname = \"bench12\"\n\n[node.t]\ncommand = [\"/bin/true\"]\n"
+                                 "replicas = 12\n";
+      std::string cd = "cd '" + (dir / "work").string() + "' && ";
+      std::string with_slipway = cd + "srun -N3 -n12 -p cpu --program='" + topology.string() + "' >/dev/null 2>&1";
+      std::string plain = cd + "srun -N3 -n12 -p cpu /bin/true >/dev/null 2>&1";
+      median_ms(plain, 1);  // warm up: first contact with every slurmd
+      median_ms(with_slipway, 1);
+      double slipway_ms = median_ms(with_slipway, runs);
+      double srun_ms = median_ms(plain, runs);
+      if (slipway_ms < 0 || srun_ms <= 0) {
+        std::fprintf(stderr, "slurm: a run failed\n");
+      } else {
+        std::printf("slurm: median of %d runs, 12 tasks of /bin/true on 3 hosts\n", runs);
+        std::printf("  srun --program=bench12.toml  %8.1f ms\n", slipway_ms);
+        std::printf("  srun -n12 /bin/true          %8.1f ms\n", srun_ms);
+        std::printf("slurm: srun_ratio=%.2f program_ms=%.1f srun_ms=%.1f\n", slipway_ms / srun_ms,
+                    slipway_ms, srun_ms);
+        status = 0;
+      }
+    }
+  }
+  fs::remove_all(dir);
+  return status;
+}
+
+}  // namespace
+
+SLIPWAY_BENCHMARK("slurm", "srun --program of 12 tasks vs srun -n12, on a real test cluster", run_slurm_bench);
