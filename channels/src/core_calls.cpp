@@ -64,27 +64,62 @@ void EndpointCore::set_peer_address(std::uint64_t peer_id, std::optional<Bytes> 
     if (peer.ep) {
       fail_in_flight(peer, address ? Errc::peer_restarted : Errc::peer_lost,
                      address ? peer.label + " restarted (it published a new address)"
-                             : peer.label + " left (its address was withdrawn)");
+                             : peer.label + " went away (its task ended or withdrew its address)");
       peer.ep->close_forced();
       peer.ep.reset();
     }
-    if (!address) return;
-    auto waiting = std::move(peer.waiting);
-    peer.waiting.clear();
-    for (auto call_id : waiting) {
-      auto call = calls_.find(call_id);
-      if (call == calls_.end()) continue;
-      if (!peer.ep) {
-        try {
-          connect_peer(peer_id, peer);
-        } catch (const ChannelError& e) {
-          fail(call_id, e.code(), peer.label + ": " + e.what());
-          continue;
-        }
-      }
-      transmit(call_id, call->second, peer);
-    }
+    if (address) flush_waiting(peer_id);
   });
+}
+
+bool EndpointCore::ready_to_send(const Peer& peer) const {
+  if (!peer.address) return false;
+  if (!peer.failed_address || *peer.failed_address != *peer.address) return true;
+  return ProgressLoop::Clock::now() - peer.failed_at >= kReconnectDelay;
+}
+
+void EndpointCore::flush_waiting(std::uint64_t peer_id) {
+  auto pit = peers_.find(peer_id);
+  if (pit == peers_.end()) return;
+  Peer& peer = pit->second;
+  if (!ready_to_send(peer)) {
+    if (peer.address && !peer.retry_scheduled) {
+      // The address failed a moment ago: try it again after the delay,
+      // unless a new one is published first.
+      peer.retry_scheduled = true;
+      loop_->schedule(peer.failed_at + kReconnectDelay, [this, peer_id] {
+        if (auto it = peers_.find(peer_id); it != peers_.end()) {
+          it->second.retry_scheduled = false;
+          flush_waiting(peer_id);
+        }
+      });
+    }
+    return;
+  }
+  auto waiting = std::move(peer.waiting);
+  peer.waiting.clear();
+  for (auto call_id : waiting) {
+    auto call = calls_.find(call_id);
+    if (call == calls_.end()) continue;
+    if (!peer.ep && !connect_or_fail(peer_id, peer, call_id)) continue;
+    transmit(call_id, call->second, peer);
+  }
+}
+
+bool EndpointCore::connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id) {
+  try {
+    connect_peer(peer_id, peer);
+    return true;
+  } catch (const ChannelError& e) {
+    // The worker at that address cannot be reached (e.g. it exited and its
+    // shared memory is gone): the callee is lost, not the transport.
+    peer.failed_address = peer.address;
+    peer.failed_at = ProgressLoop::Clock::now();
+    fail(call_id, Errc::peer_lost,
+         "cannot connect to " + peer.label + " at its published address (" + e.what() +
+             "); it may have exited or restarted");
+    return false;
+  }
 }
 
 void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes request,
@@ -121,18 +156,12 @@ void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes r
     call.done = std::move(done);
     call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
     Peer& peer = pit->second;
-    if (!peer.address) {
+    if (!peer.ep && !ready_to_send(peer)) {
       peer.waiting.push_back(id);
+      flush_waiting(peer_id);  // schedules the retry of a failed address
       return;
     }
-    if (!peer.ep) {
-      try {
-        connect_peer(peer_id, peer);
-      } catch (const ChannelError& e) {
-        fail(id, e.code(), peer.label + ": " + e.what());
-        return;
-      }
-    }
+    if (!peer.ep && !connect_or_fail(peer_id, peer, id)) return;
     transmit(id, call, peer);
   };
   // Small closures would fit std::function's copy requirement only by
@@ -231,6 +260,8 @@ void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generatio
                  "the connection to " + peer.label + " failed (" + ucs_status_string(status) +
                      "); it may have exited or restarted");
   peer.ep.reset();
+  peer.failed_address = peer.address;
+  peer.failed_at = ProgressLoop::Clock::now();
   maybe_forget_peer(peer_id);
 }
 
@@ -258,6 +289,11 @@ void EndpointCore::expire(std::uint64_t call_id) {
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              " without a reply; check that " + peer.label + " is running and not stuck, or "
              "give the call a longer timeout");
+  } else if (peer.address && peer.failed_address == peer.address) {
+    fail(call_id, Errc::timeout,
+         "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
+             ": the connection to its published address failed and no new address was "
+             "published (" + peer.where + "); check that it is running");
   } else {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +

@@ -66,7 +66,15 @@ struct Peer {
   std::unordered_set<std::uint64_t> in_flight;  // calls sent on `ep`
   std::deque<std::uint64_t> waiting;            // calls waiting for an address
   bool released = false;            // no Handle left; forget once idle
+  // The address whose connection last failed, and when: calls wait for a
+  // new address (a restarted callee publishes one) and retry this one only
+  // after kReconnectDelay.
+  std::optional<Bytes> failed_address;
+  std::chrono::steady_clock::time_point failed_at;
+  bool retry_scheduled = false;
 };
+
+inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
 
 struct Call {
   std::uint64_t peer = 0;
@@ -147,6 +155,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
 
   // Caller side (core_calls.cpp).
   void connect_peer(std::uint64_t peer_id, Peer& peer);
+  bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
+  bool ready_to_send(const Peer& peer) const;
+  void flush_waiting(std::uint64_t peer_id);
   void transmit(std::uint64_t call_id, Call& call, Peer& peer);
   void on_reply(const wire::Header& header, Bytes data);
   void on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status, std::string message);

@@ -43,7 +43,7 @@ endpoint = courier.Endpoint()
 endpoint.register("get_weights", get_weights)
 endpoint.register("push_gradient", push_gradient)
 endpoint.publish()  # as SLIPWAY_NODE.SLIPWAY_REPLICA, i.e. ps.0
-print(f"{endpoint.name}: serving get_weights, push_gradient (attempt {attempt})", flush=True)
+print(f"serving get_weights, push_gradient as {endpoint.name} (attempt {attempt})", flush=True)
 endpoint.serve_forever()  # until slipway stops this daemon (SIGTERM)
 print(f"stopped at version {model['version']}: w={model['w']:.3f} b={model['b']:.3f}", flush=True)
 sys.exit(0)
