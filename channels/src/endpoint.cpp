@@ -50,13 +50,6 @@ Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) co
                        "call_async(), or set EndpointOptions::handler_threads");
   }
   auto future = call_async(method, std::move(request), timeout);
-  auto poll = lease_->core->options().busy_poll;
-  if (poll.count() > 0) {
-    auto until = std::chrono::steady_clock::now() + poll;
-    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
-           std::chrono::steady_clock::now() < until) {
-    }
-  }
   return future.get();
 }
 

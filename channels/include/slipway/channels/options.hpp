@@ -40,10 +40,10 @@ struct EndpointOptions {
   // N: handlers run on N threads of their own (they may block and call).
   unsigned handler_threads = 0;
   // 0 (the default): the progress thread sleeps (ucp_worker_arm + epoll)
-  // as soon as it has nothing to do, and blocking calls sleep on their
-  // future. > 0: after activity, both poll for this long before sleeping,
-  // trading a busy core for lower latency (like ucx_perftest, which always
-  // polls). Idle waits still end in arm + epoll.
+  // as soon as it has nothing to do. > 0: after activity it polls the
+  // worker for this long before it sleeps, trading a busy core for fewer
+  // wake-ups (ucx_perftest always polls). Worth it only with a core to
+  // spare per endpoint; idle waits still end in arm + epoll.
   std::chrono::microseconds busy_poll{0};
 };
 
