@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "executor.hpp"
+#include "private_dir.hpp"
 #include "slipway/pmix/server_host.hpp"
 
 namespace slipway::pmix {
@@ -70,7 +71,7 @@ struct ServerHost::Core : std::enable_shared_from_this<ServerHost::Core> {
   MpiWorld world;
   LocalView local;
   ServerHostOptions options;
-  std::string tmpdir;
+  std::unique_ptr<detail::PrivateDir> tmpdir;  // libpmix's own files
   detail::Executor executor;
 
   // --- state (executor thread) ---

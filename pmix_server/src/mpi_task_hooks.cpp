@@ -3,12 +3,11 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <stdexcept>
+
+#include "private_dir.hpp"
 
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/pmix/rendezvous_backend.hpp"
@@ -26,46 +25,16 @@ const core::Task* task_named(const core::Plan& plan, const std::string& name) {
   return plan.find_task(name.substr(0, dot), static_cast<std::uint32_t>(replica));
 }
 
-// A fresh directory under `base`, removed with everything in it.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& base) {
-    std::string pattern = base + "/slipway-ompi-XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (mkdtemp(buffer.data()) == nullptr) {
-      throw std::runtime_error("cannot create a directory for Open MPI under " + base + ": " +
-                               std::strerror(errno) + " (set TMPDIR to a writable directory)");
-    }
-    path_ = buffer.data();
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string temp_base() {
-  const char* env = std::getenv("TMPDIR");
-  return (env && *env) ? env : "/tmp";
-}
-
 // Shared memory lives best in /dev/shm (tmpfs); elsewhere, the temp dir.
 std::string shm_base() {
-  return access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : temp_base();
+  return access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : detail::temp_base();
 }
 
 }  // namespace
 
 struct MpiTaskHooks::Scratch {
-  ScratchDir session{temp_base()};
-  ScratchDir shm{shm_base()};
+  detail::PrivateDir session{detail::temp_base(), "slipway-ompi", "Open MPI's session directory"};
+  detail::PrivateDir shm{shm_base(), "slipway-ompi-shm", "Open MPI's shared-memory directory"};
 };
 
 core::EnvMap open_mpi_environment(const std::string& session_dir, const std::string& shm_dir) {

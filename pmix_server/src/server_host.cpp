@@ -9,13 +9,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <future>
 #include <stdexcept>
 
 #include "host_core.hpp"
 #include "info_array.hpp"
 #include "job_info.hpp"
+#include "private_dir.hpp"
 
 namespace slipway::pmix {
 namespace {
@@ -37,22 +37,6 @@ void check(pmix_status_t rc, const std::string& what) {
   if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
     throw std::runtime_error(what + ": " + PMIx_Error_string(rc));
   }
-}
-
-std::string make_tmpdir(const std::string& base_option) {
-  std::string base = base_option;
-  if (base.empty()) {
-    const char* env = std::getenv("TMPDIR");
-    base = (env && *env) ? env : "/tmp";
-  }
-  std::string pattern = base + "/slipway-pmix-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (mkdtemp(buffer.data()) == nullptr) {
-    throw std::runtime_error("cannot create the PMIx server's directory under " + base + ": " +
-                             std::strerror(errno) + " (set TMPDIR to a writable directory)");
-  }
-  return buffer.data();
 }
 
 void on_committed(pmix_status_t status, char* data, std::size_t size, void* cbdata) noexcept {
@@ -80,12 +64,14 @@ ServerHost::ServerHost(MpiWorld world, std::vector<std::uint32_t> local_ranks, S
   }
   try {
     core_ = std::make_shared<Core>(std::move(world), std::move(local_ranks), std::move(options));
-    core_->tmpdir = make_tmpdir(core_->options.tmpdir_base);
+    core_->tmpdir = std::make_unique<detail::PrivateDir>(
+        core_->options.tmpdir_base.empty() ? detail::temp_base() : core_->options.tmpdir_base,
+        "slipway-pmix", "the PMIx server's directory");
     const WorldHost& host = core_->world.hosts()[core_->local.nodeid()];
 
     detail::InfoArray init;
-    init.add_string(PMIX_SERVER_TMPDIR, core_->tmpdir);
-    init.add_string(PMIX_SYSTEM_TMPDIR, core_->tmpdir);
+    init.add_string(PMIX_SERVER_TMPDIR, core_->tmpdir->path());
+    init.add_string(PMIX_SYSTEM_TMPDIR, core_->tmpdir->path());
     init.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
     init.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
     init.add_bool(PMIX_SERVER_SESSION_SUPPORT, false);
@@ -112,10 +98,7 @@ ServerHost::ServerHost(MpiWorld world, std::vector<std::uint32_t> local_ranks, S
       throw;
     }
   } catch (...) {
-    if (core_ && !core_->tmpdir.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove_all(core_->tmpdir, ignored);
-    }
+    core_.reset();  // and the directory with it
     throw;
   }
 }
@@ -126,8 +109,7 @@ ServerHost::~ServerHost() {
   core_->executor.stop();
   set_current_core(nullptr);
   PMIx_server_finalize();
-  std::error_code ignored;
-  std::filesystem::remove_all(core_->tmpdir, ignored);
+  core_->tmpdir.reset();
 }
 
 const MpiWorld& ServerHost::world() const { return core_->world; }

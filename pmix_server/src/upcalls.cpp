@@ -7,6 +7,7 @@
 #include <pmix_server.h>
 
 #include <cstring>
+#include <functional>
 #include <new>
 
 #include "host_core.hpp"
@@ -66,61 +67,55 @@ std::vector<std::string> key_list(char** keys) {
   return out;
 }
 
+// The shape of every upcall: find the live host (and check that `proc`,
+// when given, is one of its world's ranks), let `prepare` copy what it
+// needs out of libpmix's arguments into the job to post, and post it.
+// `prepare` returns an empty job for arguments it refuses.
+template <typename Prepare>
+pmix_status_t upcall(const pmix_proc_t* proc, Prepare prepare) noexcept {
+  return guarded([&]() -> pmix_status_t {
+    auto core = current_core();
+    if (!core) return PMIX_ERR_NOT_AVAILABLE;
+    if (proc != nullptr && !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
+    std::function<void()> job = prepare(core.get());
+    if (!job) return PMIX_ERR_BAD_PARAM;
+    return core->post(std::move(job)) ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+  });
+}
+
 pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[],
                        std::size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core || !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
-    std::uint32_t rank = proc->rank;
-    std::string message = msg ? msg : "";
-    Core* c = core.get();
-    bool posted = c->post([c, rank, status, message = std::move(message), cbfunc, cbdata]() mutable {
-      c->abort(rank, status, std::move(message), Core::OpCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+  return upcall(proc, [&](Core* c) -> std::function<void()> {
+    return [c, rank = proc->rank, status, message = std::string(msg ? msg : ""), cbfunc, cbdata] {
+      c->abort(rank, status, message, Core::OpCallback{cbfunc, cbdata});
+    };
   });
 }
 
 pmix_status_t on_fence(const pmix_proc_t procs[], std::size_t nprocs, const pmix_info_t info[],
                        std::size_t ninfo, char* data, std::size_t ndata, pmix_modex_cbfunc_t cbfunc,
                        void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core) return PMIX_ERR_NOT_AVAILABLE;
-    Core* c = core.get();
-    auto set = proc_set(*c, procs, nprocs);
+  return upcall(nullptr, [&](Core* c) -> std::function<void()> {
     bool collect = detail::info_flag(info, ninfo, PMIX_COLLECT_DATA, false);
-    auto timeout = timeout_of(info, ninfo, c->options.fence_timeout);
     std::string blob = (collect && data != nullptr) ? std::string(data, ndata) : std::string();
-    bool posted = c->post([c, set = std::move(set), collect, timeout, blob = std::move(blob), cbfunc,
-                           cbdata]() mutable {
-      c->fence(std::move(set), collect, timeout, std::move(blob), Core::ModexCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+    return [c, set = proc_set(*c, procs, nprocs), collect,
+            timeout = timeout_of(info, ninfo, c->options.fence_timeout), blob, cbfunc, cbdata] {
+      c->fence(set, collect, timeout, blob, Core::ModexCallback{cbfunc, cbdata});
+    };
   });
 }
 
 pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], std::size_t ninfo,
                               pmix_modex_cbfunc_t cbfunc, void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core || !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
-    Core* c = core.get();
-    std::uint32_t rank = proc->rank;
-    auto timeout = timeout_of(info, ninfo, c->options.modex_timeout);
-    bool posted = c->post([c, rank, timeout, cbfunc, cbdata] {
-      c->direct_modex(rank, timeout, Core::ModexCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+  return upcall(proc, [&](Core* c) -> std::function<void()> {
+    return [c, rank = proc->rank, timeout = timeout_of(info, ninfo, c->options.modex_timeout), cbfunc,
+            cbdata] { c->direct_modex(rank, timeout, Core::ModexCallback{cbfunc, cbdata}); };
   });
 }
 
 pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], std::size_t ninfo,
                          pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core || !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
-    Core* c = core.get();
+  return upcall(proc, [&](Core* c) -> std::function<void()> {
     Scope scope = Scope::program;
     std::vector<Core::Published> data;
     for (std::size_t i = 0; i < ninfo; ++i) {
@@ -128,69 +123,46 @@ pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], std:
         if (info[i].value.type == PMIX_PERSIST && info[i].value.data.persist == PMIX_PERSIST_PROC) {
           scope = Scope::task;
         }
-        continue;
+      } else if (!detail::is_publish_directive(info[i].key)) {
+        data.push_back(Core::Published{info[i].key, detail::pack_published(*proc, info[i].value)});
       }
-      if (detail::is_publish_directive(info[i].key)) continue;
-      data.push_back(Core::Published{info[i].key, detail::pack_published(*proc, info[i].value)});
     }
-    if (data.empty()) return PMIX_ERR_BAD_PARAM;
-    std::uint32_t rank = proc->rank;
-    bool posted = c->post([c, rank, data = std::move(data), scope, cbfunc, cbdata]() mutable {
-      c->publish(rank, std::move(data), scope, Core::OpCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+    if (data.empty()) return {};
+    return [c, rank = proc->rank, data, scope, cbfunc, cbdata] {
+      c->publish(rank, data, scope, Core::OpCallback{cbfunc, cbdata});
+    };
   });
 }
 
 pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[],
                         std::size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core || !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
-    Core* c = core.get();
+  return upcall(proc, [&](Core* c) -> std::function<void()> {
     auto wanted = key_list(keys);
-    if (wanted.empty()) return PMIX_ERR_BAD_PARAM;
+    if (wanted.empty()) return {};
     bool wait = detail::info_integer(info, ninfo, PMIX_WAIT).has_value() ||
                 detail::info_flag(info, ninfo, PMIX_WAIT, false);
-    auto timeout = timeout_of(info, ninfo, milliseconds(0));
-    std::uint32_t rank = proc->rank;
-    bool posted = c->post([c, rank, wanted = std::move(wanted), wait, timeout, cbfunc, cbdata]() mutable {
-      c->lookup(rank, std::move(wanted), wait, timeout, cbfunc, cbdata);
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+    return [c, rank = proc->rank, wanted, wait, timeout = timeout_of(info, ninfo, milliseconds(0)),
+            cbfunc, cbdata] { c->lookup(rank, wanted, wait, timeout, cbfunc, cbdata); };
   });
 }
 
 pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t[], std::size_t,
                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core || !ours(*core, proc)) return PMIX_ERR_NOT_FOUND;
-    Core* c = core.get();
-    auto wanted = key_list(keys);
-    bool all = keys == nullptr;
-    std::uint32_t rank = proc->rank;
-    bool posted = c->post([c, rank, wanted = std::move(wanted), all, cbfunc, cbdata]() mutable {
-      c->unpublish(rank, std::move(wanted), all, Core::OpCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+  return upcall(proc, [&](Core* c) -> std::function<void()> {
+    return [c, rank = proc->rank, wanted = key_list(keys), all = keys == nullptr, cbfunc, cbdata] {
+      c->unpublish(rank, wanted, all, Core::OpCallback{cbfunc, cbdata});
+    };
   });
 }
 
 pmix_status_t connect_like(const char* kind, const pmix_proc_t procs[], std::size_t nprocs,
                            const pmix_info_t info[], std::size_t ninfo, pmix_op_cbfunc_t cbfunc,
                            void* cbdata) {
-  return guarded([&] {
-    auto core = current_core();
-    if (!core) return PMIX_ERR_NOT_AVAILABLE;
-    Core* c = core.get();
-    auto set = proc_set(*c, procs, nprocs);
-    auto timeout = timeout_of(info, ninfo, c->options.fence_timeout);
-    bool posted = c->post([c, set = std::move(set), kind = std::string(kind), timeout, cbfunc,
-                           cbdata]() mutable {
-      c->connect(std::move(set), std::move(kind), timeout, Core::OpCallback{cbfunc, cbdata});
-    });
-    return posted ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+  return upcall(nullptr, [&](Core* c) -> std::function<void()> {
+    return [c, set = proc_set(*c, procs, nprocs), kind = std::string(kind),
+            timeout = timeout_of(info, ninfo, c->options.fence_timeout), cbfunc, cbdata] {
+      c->connect(set, kind, timeout, Core::OpCallback{cbfunc, cbdata});
+    };
   });
 }
 

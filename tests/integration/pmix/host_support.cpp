@@ -15,6 +15,7 @@
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/unique_fd.hpp"
+#include "slipway/pmix/mpi_task_hooks.hpp"
 
 extern char** environ;
 
@@ -116,6 +117,33 @@ std::vector<std::string> lines_with(const std::vector<Client>& clients, const st
     }
   }
   return out;
+}
+
+std::string all_output(const std::vector<Client>& clients) {
+  std::string out;
+  for (const auto& c : clients) {
+    out += "--- rank " + std::to_string(c.rank) + " (exit " + std::to_string(c.exit_code) + ")\n" + c.output();
+  }
+  return out;
+}
+
+Scenario::Scenario(const std::string& toml, std::vector<std::uint32_t> local, ServerHostOptions options) {
+  auto world = MpiWorld::from_plan(plan_of(toml), "t");
+  REQUIRE(world);
+  host = std::make_unique<ServerHost>(std::move(*world), std::move(local), std::move(options));
+}
+
+std::vector<Client> Scenario::start(const std::vector<std::uint32_t>& ranks,
+                                    const std::vector<std::string>& argv,
+                                    const std::map<std::string, std::string>& extra_env) {
+  // One server per process here: no other agent shares these directories.
+  auto env = open_mpi_environment("/tmp", "/dev/shm");
+  for (const auto& [k, v] : extra_env) env[k] = v;
+  auto link_for = [this](std::uint32_t rank) {
+    const auto& p = world().procs()[rank];
+    return plane.member(p.node, p.replica);
+  };
+  return start_clients(*host, ranks, argv, link_for, {env.begin(), env.end()});
 }
 
 }  // namespace slipway::pmix::testing

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
+#include "slipway/pmix/in_process_backend.hpp"
 #include "slipway/pmix/server_host.hpp"
 
 namespace slipway::pmix::testing {
@@ -38,5 +39,23 @@ void wait_all(std::vector<Client>& clients, int seconds = 90);
 
 // The lines of every client's output that contain `needle`.
 std::vector<std::string> lines_with(const std::vector<Client>& clients, const std::string& needle);
+
+// Every client's output, each behind a "--- rank R (exit E)" line.
+std::string all_output(const std::vector<Client>& clients);
+
+// One server for the world planned from `toml` (instance "t"), hosting
+// `local` ranks, backed by an in-process control plane in which the test
+// plays the other agents' members.
+struct Scenario {
+  Scenario(const std::string& toml, std::vector<std::uint32_t> local, ServerHostOptions options = {});
+  const MpiWorld& world() const { return host->world(); }
+  // Starts `argv` as each of `ranks` (local ones), with Open MPI's
+  // direct-launch settings and `extra_env`.
+  std::vector<Client> start(const std::vector<std::uint32_t>& ranks, const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& extra_env = {});
+
+  InProcessControlPlane plane;
+  std::unique_ptr<ServerHost> host;
+};
 
 }  // namespace slipway::pmix::testing

@@ -1,20 +1,14 @@
-# Helpers of the PMIx scenarios on the Slurm test cluster (run through
-# tests/cluster/run-system-test.sh: SLURM_CONF is set, the working
-# directory is a scratch directory every host sees). Needs SLIPWAY,
+# Helpers of the PMIx scenarios on the Slurm test cluster: the launch system
+# tests' helpers (tests/system/launch/lib.sh: fail, run_logged, ...) plus
+# topologies that name the test programs. Run through
+# tests/cluster/run-system-test.sh; needs SLIPWAY, SLIPWAY_SOURCE_DIR,
 # MPI_ALLREDUCE and PMIX_PROBE in the environment.
-set -euo pipefail
-: "${SLIPWAY:?SLIPWAY must point at the slipway binary}"
+source "$SLIPWAY_SOURCE_DIR/tests/system/launch/lib.sh"
 : "${MPI_ALLREDUCE:?}"
 : "${PMIX_PROBE:?}"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export SLIPWAY_RUN_ROOT=$PWD/runs
+PMIX_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # Partition(s) to allocate from (the cluster's cpu partition by default).
 PARTITION=${SLIPWAY_PMIX_PARTITION:-cpu}
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 expect_count() {  # FILE REGEX N
   local n
@@ -22,20 +16,9 @@ expect_count() {  # FILE REGEX N
   [ "$n" -eq "$3" ] || fail "expected $3 lines matching /$2/ in $1, found $n"
 }
 
-# topology NAME: topologies/NAME.toml with the test programs filled in.
-topology() {
+# pmix_topology NAME: topologies/NAME.toml with the test programs filled in.
+pmix_topology() {
   sed -e "s|@ALLREDUCE@|$MPI_ALLREDUCE|g" -e "s|@PROBE@|$PMIX_PROBE|g" \
-    "$HERE/topologies/$1.toml" >"$PWD/$1.toml"
+    "$PMIX_HERE/topologies/$1.toml" >"$PWD/$1.toml"
   echo "$PWD/$1.toml"
-}
-
-run_logged() {  # OUTFILE COMMAND...
-  local out=$1
-  shift
-  set +e
-  "$@" >"$out" 2>&1
-  status=$?
-  set -e
-  echo "--- $* (exit $status)"
-  sed 's/^/    /' "$out"
 }
