@@ -41,7 +41,7 @@ void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
 }
 
 void AsioTransport::accept_next() {
-  acceptor_->async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+  acceptor_->async_accept(accept_peer_, [this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
     if (shut_ || ec == asio::error::operation_aborted) return;
     if (ec) {
       // Typically EMFILE: back off instead of spinning on a full table.
@@ -52,12 +52,11 @@ void AsioTransport::accept_next() {
       });
       return;
     }
+    // Reads and writes use MSG_DONTWAIT, so the socket stays as accepted;
+    // members heartbeat, so no TCP keepalive either: one setsockopt only.
     asio::error_code ignored;
     socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-    socket.set_option(asio::socket_base::keep_alive(true), ignored);
-    socket.non_blocking(true, ignored);
-    const auto remote = socket.remote_endpoint(ignored);
-    const std::string peer = format_endpoint(remote.address().to_string(), remote.port());
+    const std::string peer = format_endpoint(accept_peer_.address().to_string(), accept_peer_.port());
     const ConnId id = next_id_++;
     auto& c = *conns_.emplace(id, std::make_unique<Connection>(std::move(socket))).first->second;
     if (!engine_->connected(id, peer, SteadyClock::now())) {
@@ -80,7 +79,7 @@ void AsioTransport::on_readable(ConnId id, const asio::error_code& ec) {
   if (!c || c->closing) return;
   const int fd = c->socket.native_handle();
   for (int round = 0;; ++round) {
-    const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), 0);
+    const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), MSG_DONTWAIT);
     if (n > 0) {
       engine_->received(id, std::span(read_buffer_.data(), static_cast<std::size_t>(n)), SteadyClock::now());
       c = find(id);
@@ -189,7 +188,7 @@ void AsioTransport::flush(ConnId id, Connection& c) {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<std::size_t>(count);
-    const ssize_t written = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    const ssize_t written = ::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (written < 0) {
       if (errno == EINTR) continue;
       if ((errno == EAGAIN || errno == EWOULDBLOCK) && !c.closing) {

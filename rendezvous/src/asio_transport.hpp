@@ -66,6 +66,7 @@ class AsioTransport : public Transport {
   asio::io_context& io_;
   Engine* engine_ = nullptr;
   asio::ip::tcp::acceptor* acceptor_ = nullptr;
+  asio::ip::tcp::endpoint accept_peer_;
   asio::steady_timer timer_;
   asio::steady_timer accept_backoff_;
   TimePoint armed_ = TimePoint::max();

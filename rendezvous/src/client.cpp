@@ -136,13 +136,13 @@ bool Client::connected() const {
 
 void Client::put(const std::string& key, const std::string& value, Scope scope) {
   const auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::Put{id, scope, key, value}, out); },
-                             impl_->options.request_timeout);
+                             impl_->options.request_timeout, true);
   Impl::expect_ok(r);
 }
 
 std::optional<std::string> Client::get(const std::string& key) {
   auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::Get{id, key}, out); },
-                       impl_->options.request_timeout);
+                       impl_->options.request_timeout, true);
   Impl::expect_ok(r, Status::not_found);
   if (r.status == Status::not_found) return std::nullopt;
   return std::move(std::get<wire::ValueBody>(r.body).value);
@@ -151,7 +151,7 @@ std::optional<std::string> Client::get(const std::string& key) {
 std::optional<std::string> Client::wait_for(const std::string& key, std::chrono::milliseconds timeout) {
   auto r = impl_->call(
       [&](std::uint32_t id, std::string& out) { wire::encode(wire::WaitFor{id, key, to_ms(timeout)}, out); },
-      timeout + impl_->options.timeout_grace);
+      timeout + impl_->options.timeout_grace, false);
   Impl::expect_ok(r, Status::timeout);
   if (r.status == Status::timeout) return std::nullopt;
   return std::move(std::get<wire::ValueBody>(r.body).value);
@@ -163,7 +163,7 @@ CasResult Client::compare_and_swap(const std::string& key, const std::optional<s
       [&](std::uint32_t id, std::string& out) {
         wire::encode(wire::CompareAndSwap{id, scope, key, expected, desired}, out);
       },
-      impl_->options.request_timeout);
+      impl_->options.request_timeout, true);
   Impl::expect_ok(r);
   auto& body = std::get<wire::CasBody>(r.body);
   return CasResult{body.swapped, std::move(body.current)};
@@ -172,14 +172,14 @@ CasResult Client::compare_and_swap(const std::string& key, const std::optional<s
 std::int64_t Client::add(const std::string& key, std::int64_t delta, Scope scope) {
   const auto r = impl_->call(
       [&](std::uint32_t id, std::string& out) { wire::encode(wire::Add{id, scope, key, delta}, out); },
-      impl_->options.request_timeout);
+      impl_->options.request_timeout, true);
   Impl::expect_ok(r);
   return std::get<wire::AddBody>(r.body).value;
 }
 
 bool Client::erase(const std::string& key) {
   const auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::Erase{id, key}, out); },
-                             impl_->options.request_timeout);
+                             impl_->options.request_timeout, true);
   Impl::expect_ok(r, Status::not_found);
   return r.status == Status::ok;
 }
@@ -203,7 +203,7 @@ FenceResult Client::fence(const std::string& name, const MemberSet& members, std
       [&](std::uint32_t id, std::string& out) {
         wire::encode(wire::Fence{id, name, members, collect, std::move(blob), to_ms(timeout)}, out);
       },
-      wait);
+      wait, false);
   return to_fence_result(std::move(r));
 }
 
@@ -224,7 +224,7 @@ SubscriptionId Client::subscribe(std::uint8_t kinds, const std::string& key_pref
     try {
       const auto r = impl_->call(
           [&](std::uint32_t rid, std::string& out) { wire::encode(wire::Subscribe{rid, kinds, key_prefix}, out); },
-          impl_->options.request_timeout);
+          impl_->options.request_timeout, true);
       Impl::expect_ok(r);
     } catch (...) {
       std::lock_guard lock(impl_->subs_mutex);
@@ -253,27 +253,27 @@ void Client::unsubscribe(SubscriptionId id) {
         [&](std::uint32_t rid, std::string& out) {
           wire::encode(wire::Unsubscribe{rid, filter.first, filter.second}, out);
         },
-        impl_->options.request_timeout);
+        impl_->options.request_timeout, true);
     Impl::expect_ok(r, Status::not_found);
   }
 }
 
 void Client::leave(std::int32_t exit_status) {
   const auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::Leave{id, exit_status}, out); },
-                             impl_->options.request_timeout);
+                             impl_->options.request_timeout, true);
   Impl::expect_ok(r);
   impl_->member = false;
 }
 
 void Client::request_stop(const std::string& reason) {
   const auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::RequestStop{id, reason}, out); },
-                             impl_->options.request_timeout);
+                             impl_->options.request_timeout, true);
   Impl::expect_ok(r);
 }
 
 MembersSnapshot Client::members() {
   auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::ListMembers{id}, out); },
-                       impl_->options.request_timeout);
+                       impl_->options.request_timeout, true);
   Impl::expect_ok(r);
   auto& body = std::get<wire::MembersBody>(r.body);
   return MembersSnapshot{std::move(body.members), body.stopping, std::move(body.stop_reason)};
@@ -281,13 +281,13 @@ MembersSnapshot Client::members() {
 
 void Client::declare(const std::string& node, std::uint32_t replicas) {
   const auto r = impl_->call([&](std::uint32_t id, std::string& out) { wire::encode(wire::Declare{id, node, replicas}, out); },
-                             impl_->options.request_timeout);
+                             impl_->options.request_timeout, true);
   Impl::expect_ok(r);
 }
 
 void Client::put_async(const std::string& key, const std::string& value, Scope scope, DoneCallback done) {
   impl_->submit([&](std::uint32_t id, std::string& out) { wire::encode(wire::Put{id, scope, key, value}, out); },
-                [done = std::move(done)](wire::Reply&& r) { done(r.status, r.message); });
+                [done = std::move(done)](wire::Reply&& r) { done(r.status, r.message); }, true);
 }
 
 namespace {
@@ -302,13 +302,13 @@ Client::Impl::ReplyHandler value_handler(Client::ValueCallback done) {
 
 void Client::get_async(const std::string& key, ValueCallback done) {
   impl_->submit([&](std::uint32_t id, std::string& out) { wire::encode(wire::Get{id, key}, out); },
-                value_handler(std::move(done)));
+                value_handler(std::move(done)), true);
 }
 
 void Client::wait_for_async(const std::string& key, std::chrono::milliseconds timeout, ValueCallback done) {
   impl_->submit(
       [&](std::uint32_t id, std::string& out) { wire::encode(wire::WaitFor{id, key, to_ms(timeout)}, out); },
-      value_handler(std::move(done)));
+      value_handler(std::move(done)), false);
 }
 
 void Client::fence_async(const std::string& name, const MemberSet& members, std::string blob,
@@ -317,7 +317,7 @@ void Client::fence_async(const std::string& name, const MemberSet& members, std:
       [&](std::uint32_t id, std::string& out) {
         wire::encode(wire::Fence{id, name, members, collect, std::move(blob), to_ms(timeout)}, out);
       },
-      [done = std::move(done)](wire::Reply&& r) { done(to_fence_result(std::move(r))); });
+      [done = std::move(done)](wire::Reply&& r) { done(to_fence_result(std::move(r))); }, false);
 }
 
 void Client::close() {

@@ -130,6 +130,7 @@ void Client::Impl::reader_loop() {
     }
     if (fds[1].revents) return;  // shutdown
     if (r > 0 && fds[0].revents) {
+      // (replies are handled below; requests corked meanwhile go out after)
       const ssize_t n = ::recv(fd.get(), read_buffer.data(), read_buffer.size(), MSG_DONTWAIT);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         fail_everything(Error(Status::connection_lost,
@@ -155,6 +156,7 @@ void Client::Impl::reader_loop() {
           fail_everything(*failure, true);
           return;
         }
+        flush();
       }
     }
     send_heartbeat_if_idle();
@@ -173,7 +175,8 @@ void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
       std::lock_guard lock(pending_mutex);
       auto it = pending.find(reply->id);
       if (it == pending.end()) return;  // the caller gave up (timed out)
-      handler = std::move(it->second);
+      handler = std::move(it->second.handler);
+      if (it->second.quick) quick_in_flight.fetch_sub(1);
       pending.erase(it);
     }
     handler(std::move(*reply));
@@ -187,16 +190,40 @@ void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
 void Client::Impl::send_heartbeat_if_idle() {
   const std::int64_t idle = now_ns() - last_send_ns.load(std::memory_order_relaxed);
   if (idle < std::chrono::nanoseconds(heartbeat).count()) return;
-  std::string frame;
-  wire::encode(wire::Heartbeat{}, frame);
   std::lock_guard lock(send_mutex);
-  if (detail::write_all(fd.get(), frame)) last_send_ns.store(now_ns(), std::memory_order_relaxed);
+  wire::encode(wire::Heartbeat{}, send_buffer);
+  flush_locked();
+}
+
+bool Client::Impl::flush_locked() {
+  if (send_buffer.empty()) return true;
+  const bool ok = detail::write_all(fd.get(), send_buffer);
+  send_buffer.clear();
+  if (send_buffer.capacity() > (1u << 20)) send_buffer.shrink_to_fit();
+  last_send_ns.store(now_ns(), std::memory_order_relaxed);
+  return ok;
+}
+
+void Client::Impl::flush() {
+  std::lock_guard lock(send_mutex);
+  if (!flush_locked()) ::shutdown(fd.get(), SHUT_RDWR);  // the reader then reports the loss
+}
+
+void Client::Impl::abandon(std::uint32_t id) {
+  {
+    std::lock_guard lock(pending_mutex);
+    auto it = pending.find(id);
+    if (it == pending.end()) return;
+    if (it->second.quick) quick_in_flight.fetch_sub(1);
+    pending.erase(it);
+  }
+  flush();  // nothing may stay corked behind a request that will not be answered
 }
 
 // The connection is gone: every pending request completes with `error`, and
 // later requests throw it.
 void Client::Impl::fail_everything(const Error& error, bool notify) {
-  std::unordered_map<std::uint32_t, ReplyHandler> orphans;
+  std::unordered_map<std::uint32_t, Pending> orphans;
   {
     std::lock_guard lock(pending_mutex);
     if (broken) return;
@@ -204,8 +231,8 @@ void Client::Impl::fail_everything(const Error& error, bool notify) {
     broken_error = error;
     orphans.swap(pending);
   }
-  for (auto& [id, handler] : orphans) {
-    handler(wire::Reply{id, error.status(), error.what(), std::monostate{}});
+  for (auto& [id, p] : orphans) {
+    p.handler(wire::Reply{id, error.status(), error.what(), std::monostate{}});
   }
   if (notify && options.on_disconnect) options.on_disconnect(error);
 }

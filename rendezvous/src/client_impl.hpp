@@ -1,6 +1,13 @@
 // Private: the client's connection state. One reader thread receives
 // replies and events and sends heartbeats when the connection is idle;
-// callers send under a mutex; an event thread runs subscription callbacks.
+// an event thread runs subscription callbacks.
+//
+// Sends are corked: a request joins an outgoing buffer, which the caller
+// flushes at once only when no quick request (one the server answers at
+// once: not wait_for or fence) is in flight; otherwise the reader thread
+// flushes it right after the next batch of replies, which is on its way.
+// Pipelined requests thus cost one write per batch instead of one each, and
+// a lone request is sent immediately.
 #pragma once
 
 #include <atomic>
@@ -29,12 +36,18 @@ struct Client::Impl {
   void shutdown();
 
   // Sends the request built by encode(id, out) and registers `handler` for
-  // its reply. Throws Error when the connection is gone.
+  // its reply; `quick`: the server answers it without waiting. Returns the
+  // request id. Throws Error when the connection is gone.
   template <class Encode>
-  void submit(Encode&& encode, ReplyHandler handler);
+  std::uint32_t submit(Encode&& encode, ReplyHandler handler, bool quick);
   // Blocking round trip; throws Error(timeout) after `timeout`.
   template <class Encode>
-  wire::Reply call(Encode&& encode, std::chrono::milliseconds timeout);
+  wire::Reply call(Encode&& encode, std::chrono::milliseconds timeout, bool quick);
+  // Writes the outgoing buffer (send_mutex held). False when the write failed.
+  bool flush_locked();
+  void flush();
+  // Forgets a request whose caller gave up.
+  void abandon(std::uint32_t id);
   // Throws Error(status, message) unless the reply is ok.
   static void expect_ok(const wire::Reply& r, Status also_fine = Status::ok);
 
@@ -56,12 +69,17 @@ struct Client::Impl {
   detail::Fd wake;  // eventfd: tells the reader thread to stop
 
   std::mutex send_mutex;
-  std::string send_buffer;
+  std::string send_buffer;  // encoded requests not yet written
   std::atomic<std::int64_t> last_send_ns{0};
+  std::atomic<int> quick_in_flight{0};
 
+  struct Pending {
+    ReplyHandler handler;
+    bool quick = false;
+  };
   std::mutex pending_mutex;
   std::uint32_t next_id = 1;
-  std::unordered_map<std::uint32_t, ReplyHandler> pending;
+  std::unordered_map<std::uint32_t, Pending> pending;
   bool broken = false;
   std::optional<Error> broken_error;
 
@@ -89,32 +107,32 @@ struct Client::Impl {
 };
 
 template <class Encode>
-void Client::Impl::submit(Encode&& encode, ReplyHandler handler) {
+std::uint32_t Client::Impl::submit(Encode&& encode, ReplyHandler handler, bool quick) {
   std::uint32_t id;
   {
     std::lock_guard lock(pending_mutex);
     if (broken) throw *broken_error;
     id = next_id++;
     if (next_id == 0) next_id = 1;
-    pending.emplace(id, std::move(handler));
+    pending.emplace(id, Pending{std::move(handler), quick});
   }
   std::lock_guard lock(send_mutex);
-  send_buffer.clear();
+  // A quick request already in flight guarantees a reply batch, after which
+  // the reader flushes (it takes send_mutex after counting the reply).
+  const int before = quick ? quick_in_flight.fetch_add(1) : quick_in_flight.load();
   encode(id, send_buffer);
-  if (!detail::write_all(fd.get(), send_buffer)) {
-    const Error e(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint +
-                                               " while sending");
+  if ((before == 0 || send_buffer.size() > (256u << 10)) && !flush_locked()) {
     {
       std::lock_guard plock(pending_mutex);
-      pending.erase(id);
+      if (pending.erase(id) && quick) quick_in_flight.fetch_sub(1);
     }
-    throw e;
+    throw Error(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint + " while sending");
   }
-  last_send_ns.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  return id;
 }
 
 template <class Encode>
-wire::Reply Client::Impl::call(Encode&& encode, std::chrono::milliseconds timeout) {
+wire::Reply Client::Impl::call(Encode&& encode, std::chrono::milliseconds timeout, bool quick) {
   forbid_blocking_on_reader();
   struct Slot {
     std::mutex m;
@@ -123,14 +141,19 @@ wire::Reply Client::Impl::call(Encode&& encode, std::chrono::milliseconds timeou
     wire::Reply reply;
   };
   auto slot = std::make_shared<Slot>();
-  submit(std::forward<Encode>(encode), [slot](wire::Reply&& r) {
-    std::lock_guard lock(slot->m);
-    slot->reply = std::move(r);
-    slot->done = true;
-    slot->cv.notify_one();
-  });
+  const std::uint32_t id = submit(
+      std::forward<Encode>(encode),
+      [slot](wire::Reply&& r) {
+        std::lock_guard lock(slot->m);
+        slot->reply = std::move(r);
+        slot->done = true;
+        slot->cv.notify_one();
+      },
+      quick);
   std::unique_lock lock(slot->m);
   if (!slot->cv.wait_for(lock, timeout, [&] { return slot->done; })) {
+    lock.unlock();
+    abandon(id);
     throw Error(Status::timeout, "no reply from the rendezvous at " + endpoint + " within " +
                                      std::to_string(timeout.count()) + " ms");
   }

@@ -30,9 +30,17 @@ Engine::State::State(EngineOptions opts, Transport& t)
       hmac(options.token),
       heartbeat_budget(options.heartbeat_interval * std::max<std::uint32_t>(1, options.miss_budget)) {
   if (!options.make_nonce) {
-    options.make_nonce = [] {
+    // Nonces from the kernel CSPRNG, drawn 128 at a time (one syscall).
+    options.make_nonce = [pool = std::vector<std::uint8_t>(), used = std::size_t{0}]() mutable {
+      if (used + 32 > pool.size()) {
+        pool.resize(32 * 128);
+        random_bytes(pool);
+        used = 0;
+      }
       wire::Nonce n;
-      random_bytes(n);
+      std::copy_n(pool.begin() + static_cast<std::ptrdiff_t>(used), 32, n.begin());
+      std::fill_n(pool.begin() + static_cast<std::ptrdiff_t>(used), 32, 0);
+      used += 32;
       return n;
     };
   }

@@ -1,0 +1,493 @@
+// `slipway-bench rendezvous`: the rendezvous against torch's TCPStore, in one run.
+//  (a) one client doing put+get of a 64-byte value: the blocking pattern
+//      TCPStore's Python client uses (the same pattern, side by side), the
+//      same calls pipelined through the async API, and a raw TCP ping-pong as
+//      the loopback floor of any blocking round trip on this machine;
+//  (b) N members (1k, 4k, 16k) joining, each publishing a 64-byte address
+//      (task scope), then one program-wide fence: wall time, and the growth of
+//      the server's resident memory per member. The members are N real,
+//      authenticated TCP connections multiplexed by one client process (one
+//      thread, epoll) speaking the wire protocol directly; no batch API. They
+//      connect from 64 loopback addresses, as members on many hosts would.
+// Every server runs in a process of its own (this binary re-executed with
+// --serve), as TCPStore's master does in its peer script.
+#include <signal.h>
+#include <spawn.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <time.h>
+#include <mutex>
+#include <sstream>
+
+#include "bench_registry.hpp"
+#include "slipway/rendezvous/client.hpp"
+#include "slipway/rendezvous/endpoint.hpp"
+#include "slipway/rendezvous/frame_reader.hpp"
+#include "slipway/rendezvous/server.hpp"
+#include "slipway/rendezvous/token.hpp"
+#include "slipway/rendezvous/wire.hpp"
+
+extern char** environ;
+
+namespace rdzv = slipway::rendezvous;
+namespace wire = slipway::rendezvous::wire;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A child process: this binary with `args`, stdin/stdout on pipes.
+struct Child {
+  pid_t pid = -1;
+  int to_child = -1;
+  FILE* from_child = nullptr;
+
+  static Child spawn(const std::vector<std::string>& args, const std::string& token) {
+    int in[2], out[2];
+    if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) {
+      if (std::strncmp(*e, "SLIPWAY_TOKEN=", 14) != 0) env_s.emplace_back(*e);
+    }
+    env_s.push_back(std::string(rdzv::kTokenEnv) + "=" + token);  // not in argv: ps shows argv
+    std::vector<char*> envp, argv;
+    for (auto& s : env_s) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> a = {"slipway-bench", "rendezvous"};
+    a.insert(a.end(), args.begin(), args.end());
+    for (auto& s : a) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    Child c;
+    if (::posix_spawn(&c.pid, "/proc/self/exe", &fa, nullptr, argv.data(), envp.data()) != 0) {
+      throw std::runtime_error("cannot re-execute slipway-bench");
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(in[0]);
+    ::close(out[1]);
+    c.to_child = in[1];
+    c.from_child = ::fdopen(out[0], "r");
+    return c;
+  }
+  std::string line() {
+    char buf[512] = {};
+    if (!std::fgets(buf, sizeof buf, from_child)) throw std::runtime_error("child process ended early");
+    std::string s = buf;
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  }
+  void finish() {
+    ::close(to_child);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::fclose(from_child);
+  }
+};
+
+// CPU time (user + system) of a process so far, in ms.
+double cpu_ms(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt
+  double utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) * 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double own_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+std::int64_t rss_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// --serve: a rendezvous server process. Heartbeat budget generous (60 s):
+// the simulated members do not heartbeat during the measured seconds.
+int serve(const std::vector<std::string>& declares) {
+  // stdout is the pipe to the parent; the members' disconnections at
+  // teardown are expected, not news.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("rendezvous-bench"));
+  spdlog::set_level(spdlog::level::err);
+  rdzv::ServerOptions o;
+  o.token = std::getenv(rdzv::kTokenEnv);
+  o.miss_budget = 60;
+  rdzv::Server server(o);
+  for (const auto& d : declares) {
+    const auto eq = d.find('=');
+    server.declare(d.substr(0, eq), static_cast<std::uint32_t>(std::stoul(d.substr(eq + 1))));
+  }
+  server.start();
+  std::printf("%s\n", server.endpoint().c_str());
+  std::fflush(stdout);
+  char c;
+  while (::read(0, &c, 1) > 0) {
+  }
+  server.stop();
+  return 0;
+}
+
+// --echo: the loopback floor, a TCP echo server.
+int echo() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  std::printf("127.0.0.1:%u\n", acceptor.local_endpoint().port());
+  std::fflush(stdout);
+  asio::ip::tcp::socket s = acceptor.accept();
+  s.set_option(asio::ip::tcp::no_delay(true));
+  char buf[4096];
+  asio::error_code ec;
+  for (;;) {
+    const std::size_t n = s.read_some(asio::buffer(buf), ec);
+    if (ec) return 0;
+    asio::write(s, asio::buffer(buf, n), ec);
+  }
+}
+
+double pingpong_per_s(int rounds) {
+  Child child = Child::spawn({"--echo"}, "unused");
+  const auto ep = rdzv::parse_endpoint(child.line());
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address(ep.host), ep.port});
+  s.set_option(asio::ip::tcp::no_delay(true));
+  char msg[80] = {};
+  const auto t0 = Clock::now();
+  for (int i = 0; i < rounds; ++i) {
+    asio::write(s, asio::buffer(msg));
+    asio::read(s, asio::buffer(msg));
+  }
+  const double rate = rounds / seconds_since(t0);
+  s.close();
+  child.finish();
+  return rate;
+}
+
+double tcpstore_pairs_per_s(int pairs) {
+  const std::string script = std::string(SLIPWAY_SOURCE_DIR) + "/bench/rendezvous_tcpstore.py";
+  const std::string cmd = "/usr/bin/python3 " + script + " " + std::to_string(pairs);
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return 0;
+  char buf[256];
+  double rate = 0;
+  while (std::fgets(buf, sizeof buf, p)) std::sscanf(buf, "tcpstore_pairs_per_s=%lf", &rate);
+  ::pclose(p);
+  return rate;
+}
+
+struct SingleClient {
+  double sync_pairs_per_s = 0;
+  double pipelined_pairs_per_s = 0;
+};
+
+SingleClient slipway_single_client(int pairs, const std::string& token) {
+  Child server = Child::spawn({"--serve"}, token);
+  const std::string endpoint = server.line();
+  SingleClient out;
+  {
+    auto c = rdzv::Client::connect(endpoint, token, rdzv::Identity{"bench", 0, 0, "", 0});
+    const std::string value(64, 'v');
+    std::vector<std::string> keys;
+    for (int i = 0; i < 100; ++i) keys.push_back("key/" + std::to_string(i));
+    for (int i = 0; i < 200; ++i) c->put(keys[i % 100], value, rdzv::Scope::program), c->get(keys[i % 100]);
+    auto t0 = Clock::now();
+    for (int i = 0; i < pairs; ++i) {
+      c->put(keys[i % 100], value, rdzv::Scope::program);
+      if (c->get(keys[i % 100]) != value) throw std::runtime_error("wrong value");
+    }
+    out.sync_pairs_per_s = pairs / seconds_since(t0);
+
+    // The same pairs through the async API, up to `window` pairs in flight.
+    const int window = 128;
+    std::mutex m;
+    std::condition_variable cv;
+    int in_flight = 0, completed = 0, errors = 0;
+    auto done = [&](bool ok) {
+      std::lock_guard lock(m);
+      errors += !ok;
+      --in_flight;
+      ++completed;
+      cv.notify_one();
+    };
+    t0 = Clock::now();
+    for (int i = 0; i < pairs; ++i) {
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return in_flight < 2 * window; });
+        in_flight += 2;
+      }
+      c->put_async(keys[i % 100], value, rdzv::Scope::program,
+                   [&](rdzv::Status s, const std::string&) { done(s == rdzv::Status::ok); });
+      c->get_async(keys[i % 100], [&](rdzv::Status s, std::optional<std::string> v, const std::string&) {
+        done(s == rdzv::Status::ok && v == value);
+      });
+    }
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return completed == 2 * pairs; });
+    out.pipelined_pairs_per_s = pairs / seconds_since(t0);
+    if (errors) throw std::runtime_error("pipelined put/get failed");
+    c->leave(0);
+  }
+  server.finish();
+  return out;
+}
+
+// N members over N connections from this one thread (level-triggered epoll,
+// non-blocking sockets): connect, answer the challenge with Hello +
+// Put(address) + Fence(program) in one write, wait for the fence. Sockets
+// stay open until the caller has measured the server.
+class Swarm {
+ public:
+  Swarm(const std::string& endpoint, const std::string& token, std::uint32_t n)
+      : key_(token), n_(n), epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
+    const auto ep = rdzv::parse_endpoint(endpoint);
+    server_.sin_family = AF_INET;
+    server_.sin_port = htons(ep.port);
+    ::inet_pton(AF_INET, ep.host.c_str(), &server_.sin_addr);
+    members_.resize(n);
+  }
+  ~Swarm() {
+    close();
+    ::close(epoll_);
+  }
+
+  double run_ms() {
+    const auto t0 = Clock::now();
+    launch();
+    epoll_event events[256];
+    while (fenced_ < n_) {
+      const int k = ::epoll_wait(epoll_, events, 256, 30000);
+      if (k <= 0) throw std::runtime_error("swarm: no progress for 30 s");
+      for (int e = 0; e < k; ++e) on_readable(events[e].data.u32);
+    }
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  void close() {
+    for (auto& m : members_) {
+      if (m.fd >= 0) ::close(m.fd);
+      m.fd = -1;
+    }
+  }
+
+ private:
+  struct Member {
+    int fd = -1;
+    wire::FrameReader reader{1 << 20};
+  };
+
+  // At most 256 connections wait for their challenge at once.
+  void launch() {
+    while (connecting_ < 256 && next_ < n_) {
+      const std::uint32_t i = next_++;
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      // Members come from many hosts: spread the connections over 64 source
+      // addresses of 127/8, or the kernel's ephemeral-port search for one
+      // (source, destination) pair dominates the run (measured: half the
+      // CPU at 16k), a cost of this one-process client, not of the server.
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      source.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | ((i % 64) << 8) | 1u);
+      if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source) != 0) {
+        throw std::runtime_error(std::string("swarm: socket/bind: ") + std::strerror(errno));
+      }
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&server_), sizeof server_) != 0 && errno != EINPROGRESS) {
+        throw std::runtime_error(std::string("swarm: connect: ") + std::strerror(errno));
+      }
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u32 = i;
+      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
+      members_[i].fd = fd;
+      ++connecting_;
+    }
+  }
+
+  void on_readable(std::uint32_t i) {
+    Member& m = members_[i];
+    std::uint8_t buf[2048];
+    const ssize_t n = ::recv(m.fd, buf, sizeof buf, 0);
+    if (n <= 0) throw std::runtime_error("swarm: the server closed member m." + std::to_string(i));
+    const bool ok = m.reader.feed(std::span(buf, static_cast<std::size_t>(n)), [&](std::span<const std::uint8_t> body) {
+      wire::Message msg;
+      std::string error;
+      if (!wire::decode(body, rdzv::Limits{}, msg, error)) throw std::runtime_error("swarm: " + error);
+      if (auto* ch = std::get_if<wire::Challenge>(&msg)) {
+        answer(i, *ch);
+      } else if (auto* w = std::get_if<wire::Welcome>(&msg)) {
+        if (w->status != rdzv::Status::ok) throw std::runtime_error("swarm: join refused: " + w->message);
+      } else if (auto* r = std::get_if<wire::Reply>(&msg)) {
+        if (r->status != rdzv::Status::ok) throw std::runtime_error("swarm: " + r->message);
+        if (r->id == 2) {
+          ++fenced_;
+          ::epoll_ctl(epoll_, EPOLL_CTL_DEL, m.fd, nullptr);
+        }
+      }
+      return true;
+    });
+    if (!ok) throw std::runtime_error("swarm: " + m.reader.error());
+  }
+
+  void answer(std::uint32_t i, const wire::Challenge& ch) {
+    --connecting_;
+    launch();
+    wire::Hello hello;
+    hello.identity = rdzv::Identity{"m", i, 0, "bench", ::getpid()};
+    hello.client_nonce[0] = static_cast<std::uint8_t>(i);
+    hello.client_nonce[1] = static_cast<std::uint8_t>(i >> 8);
+    hello.mac = wire::client_mac(key_, ch.server_nonce, hello);
+    out_.clear();
+    wire::encode(hello, out_);
+    wire::encode(wire::Put{1, rdzv::Scope::task, "addr/m/" + std::to_string(i) + "/p", std::string(64, 'a')}, out_);
+    wire::encode(wire::Fence{2, "boot", rdzv::MemberSet::program(), false, "", 0}, out_);
+    if (::send(members_[i].fd, out_.data(), out_.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out_.size())) {
+      throw std::runtime_error("swarm: short write");
+    }
+  }
+
+  rdzv::HmacKey key_;
+  std::uint32_t n_;
+  int epoll_;
+  sockaddr_in server_{};
+  std::vector<Member> members_;
+  std::string out_;
+  std::uint32_t next_ = 0, connecting_ = 0, fenced_ = 0;
+};
+
+struct JoinFence {
+  double ms = 0;
+  double bytes_per_member = 0;
+  double server_cpu_ms = 0;   // the server process's CPU time during the run
+  double members_cpu_ms = 0;  // the simulated members' (this process's)
+};
+
+JoinFence join_fence(std::uint32_t n, const std::string& token) {
+  Child server = Child::spawn({"--serve", "m=" + std::to_string(n)}, token);
+  const std::string endpoint = server.line();
+  const std::int64_t before = rss_bytes(server.pid);
+  Swarm swarm(endpoint, token, n);
+  JoinFence out;
+  const double server_cpu = cpu_ms(server.pid), own_cpu = own_cpu_ms();
+  out.ms = swarm.run_ms();
+  out.server_cpu_ms = cpu_ms(server.pid) - server_cpu;
+  out.members_cpu_ms = own_cpu_ms() - own_cpu;
+  out.bytes_per_member = static_cast<double>(rss_bytes(server.pid) - before) / n;
+  swarm.close();
+  server.finish();
+  return out;
+}
+
+std::string fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+void raise_fd_limit() {
+  rlimit rl{};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  rl.rlim_cur = rl.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+int run(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "--serve") return serve({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "--echo") return echo();
+  int pairs = 20000;
+  std::vector<std::uint32_t> sizes = {1000, 4000, 16000};
+  bool single_client = true;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--pairs" && i + 1 < args.size()) pairs = std::stoi(args[++i]);
+    if (args[i] == "--quick") pairs = 2000, sizes = {1000};
+    if (args[i] == "--members-only") single_client = false;
+    if (args[i] == "--sizes" && i + 1 < args.size()) {
+      sizes.clear();
+      std::istringstream list(args[++i]);
+      for (std::string n; std::getline(list, n, ',');) sizes.push_back(static_cast<std::uint32_t>(std::stoul(n)));
+    }
+  }
+  raise_fd_limit();
+  rlimit rl{};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  const std::string token = rdzv::generate_token();
+
+  std::ostringstream summary;
+  if (single_client) {
+    std::printf("(a) one client, put+get of a 64-byte value, %d pairs, server in another process\n", pairs);
+    const double tcpstore = tcpstore_pairs_per_s(pairs);
+    std::printf("  torch TCPStore (python, blocking):  %10.0f pairs/s\n", tcpstore);
+    const SingleClient ours = slipway_single_client(pairs, token);
+    std::printf("  slipway client, blocking:           %10.0f pairs/s  (x%.2f)\n", ours.sync_pairs_per_s,
+                ours.sync_pairs_per_s / tcpstore);
+    std::printf("  slipway client, pipelined (async):  %10.0f pairs/s  (x%.2f)\n", ours.pipelined_pairs_per_s,
+                ours.pipelined_pairs_per_s / tcpstore);
+    const double floor = pingpong_per_s(pairs);
+    std::printf("  raw TCP ping-pong (loopback floor): %10.0f round trips/s = %.0f blocking pairs/s at best (x%.2f)\n",
+                floor, floor / 2, floor / 2 / tcpstore);
+    summary << "tcpstore_ratio=" << fixed2(ours.pipelined_pairs_per_s / tcpstore);
+    summary << " sync_ratio=" << fixed2(ours.sync_pairs_per_s / tcpstore);
+    summary << " loopback_floor_ratio=" << fixed2(floor / 2 / tcpstore);
+    summary << " tcpstore_pairs_per_s=" << static_cast<long>(tcpstore);
+    summary << " pipelined_pairs_per_s=" << static_cast<long>(ours.pipelined_pairs_per_s);
+  }
+
+  std::printf("(b) N members join, publish a 64-byte address, one program-wide fence\n");
+  std::printf("    (N authenticated connections from one process; fd limit %llu per process)\n",
+              static_cast<unsigned long long>(rl.rlim_cur));
+  double bytes_per_member = 0;
+  for (std::uint32_t n : sizes) {
+    if (n + 64 > rl.rlim_cur) {
+      std::printf("  N=%u: skipped, needs %u file descriptors per process (raise `ulimit -Hn`)\n", n, n + 64);
+      continue;
+    }
+    const JoinFence r = join_fence(n, token);
+    std::printf("  N=%-6u %8.1f ms   cpu: server %6.0f ms, members %6.0f ms   server memory %5.0f bytes/member\n",
+                n, r.ms, r.server_cpu_ms, r.members_cpu_ms, r.bytes_per_member);
+    summary << " join_fence_" << n / 1000 << "k_ms=" << static_cast<long>(r.ms + 0.5);
+    summary << " join_fence_" << n / 1000 << "k_server_cpu_ms=" << static_cast<long>(r.server_cpu_ms + 0.5);
+    bytes_per_member = r.bytes_per_member;
+  }
+  summary << " server_bytes_per_member=" << static_cast<long>(bytes_per_member);
+  std::string line = summary.str();
+  if (!line.empty() && line[0] == ' ') line.erase(0, 1);
+  std::printf("rendezvous: %s\n", line.c_str());
+  return 0;
+}
+
+}  // namespace
+
+SLIPWAY_BENCHMARK("rendezvous",
+                  "put+get vs torch TCPStore; 1k/4k/16k members join, publish and fence",
+                  run);
