@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -46,13 +47,12 @@ std::string Client::output() const {
   return s.str();
 }
 
-std::vector<Client> start_clients(ServerHost& host, const std::vector<std::uint32_t>& ranks,
+std::vector<Client> start_clients(ServerHost& host, const std::string& output_dir,
+                                  const std::vector<std::uint32_t>& ranks,
                                   const std::vector<std::string>& argv,
                                   const std::function<std::shared_ptr<Backend>(std::uint32_t)>& link_for,
                                   const std::map<std::string, std::string>& extra_env) {
   std::vector<Client> clients;
-  char dir_template[] = "/tmp/slipway-pmix-test-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
   for (std::uint32_t rank : ranks) {
     core::EnvMap added = host.add_client(rank, link_for(rank));
     for (const auto& [k, v] : extra_env) added[k] = v;
@@ -66,7 +66,7 @@ std::vector<Client> start_clients(ServerHost& host, const std::vector<std::uint3
 
     Client c;
     c.rank = rank;
-    c.output_path = std::string(dir_template) + "/rank" + std::to_string(rank) + ".out";
+    c.output_path = output_dir + "/rank" + std::to_string(rank) + ".out";
     exec::UniqueFd out(::open(c.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     REQUIRE(out);
     exec::SpawnOptions options;
@@ -128,9 +128,17 @@ std::string all_output(const std::vector<Client>& clients) {
 }
 
 Scenario::Scenario(const std::string& toml, std::vector<std::uint32_t> local, ServerHostOptions options) {
+  char dir_template[] = "/tmp/slipway-pmix-test-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  output_dir = dir_template;
   auto world = MpiWorld::from_plan(plan_of(toml), "t");
   REQUIRE(world);
   host = std::make_unique<ServerHost>(std::move(*world), std::move(local), std::move(options));
+}
+
+Scenario::~Scenario() {
+  std::error_code ignored;
+  std::filesystem::remove_all(output_dir, ignored);
 }
 
 std::vector<Client> Scenario::start(const std::vector<std::uint32_t>& ranks,
@@ -143,7 +151,7 @@ std::vector<Client> Scenario::start(const std::vector<std::uint32_t>& ranks,
     const auto& p = world().procs()[rank];
     return plane.member(p.node, p.replica);
   };
-  return start_clients(*host, ranks, argv, link_for, {env.begin(), env.end()});
+  return start_clients(*host, output_dir, ranks, argv, link_for, {env.begin(), env.end()});
 }
 
 }  // namespace slipway::pmix::testing

@@ -28,8 +28,10 @@ struct Client {
 };
 
 // Starts `argv` once per rank in `ranks`, each as a client of `host`
-// (add_client with the link from `link_for`), stdout+stderr to a file.
-std::vector<Client> start_clients(ServerHost& host, const std::vector<std::uint32_t>& ranks,
+// (add_client with the link from `link_for`), stdout+stderr to a file in
+// `output_dir`.
+std::vector<Client> start_clients(ServerHost& host, const std::string& output_dir,
+                                  const std::vector<std::uint32_t>& ranks,
                                   const std::vector<std::string>& argv,
                                   const std::function<std::shared_ptr<Backend>(std::uint32_t)>& link_for,
                                   const std::map<std::string, std::string>& extra_env = {});
@@ -48,6 +50,7 @@ std::string all_output(const std::vector<Client>& clients);
 // plays the other agents' members.
 struct Scenario {
   Scenario(const std::string& toml, std::vector<std::uint32_t> local, ServerHostOptions options = {});
+  ~Scenario();  // removes the clients' output files
   const MpiWorld& world() const { return host->world(); }
   // Starts `argv` as each of `ranks` (local ones), with Open MPI's
   // direct-launch settings and `extra_env`.
@@ -56,6 +59,7 @@ struct Scenario {
 
   InProcessControlPlane plane;
   std::unique_ptr<ServerHost> host;
+  std::string output_dir;
 };
 
 }  // namespace slipway::pmix::testing
