@@ -65,7 +65,6 @@ void EndpointCore::set_peer_address(std::uint64_t peer_id, std::optional<Bytes> 
       fail_in_flight(peer, address ? Errc::peer_restarted : Errc::peer_lost,
                      address ? peer.label + " restarted (it published a new address)"
                              : peer.label + " went away (its task ended or withdrew its address)");
-      peer.ep->close_forced();
       peer.ep.reset();
     }
     if (address) flush_waiting(peer_id);
@@ -337,11 +336,8 @@ void EndpointCore::maybe_forget_peer(std::uint64_t peer_id) {
   if (it == peers_.end()) return;
   Peer& peer = it->second;
   if (!peer.released || !peer.in_flight.empty() || !peer.waiting.empty()) return;
-  if (peer.ep && !peer.ep->failed()) {
-    send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}},
-                 {}, 0, false);
-  }
-  peers_.erase(it);  // a flush close: the goodbye goes out first
+  if (peer.ep && !peer.ep->failed()) linger_with_goodbye(std::move(peer.ep));
+  peers_.erase(it);
 }
 
 }  // namespace slipway::channels::detail

@@ -87,12 +87,17 @@ EndpointCore::EndpointCore(EndpointOptions options)
 
 EndpointCore::~EndpointCore() {
   shutdown();
-  // The loop has stopped: nothing refers to `this` from UCX any more once
-  // the handlers are gone. Endpoints go before the worker they keep alive.
+  // The loop has stopped. Endpoints go before the worker they keep alive,
+  // and the worker goes while this object is whole: operations it completes
+  // while it is destroyed may still touch it.
   peers_.clear();
   callers_.clear();
+  lingering_.clear();
   worker_->set_am_handler(wire::kRequestAm, nullptr, nullptr);
   worker_->set_am_handler(wire::kReplyAm, nullptr, nullptr);
+  pool_.reset();
+  loop_.reset();
+  worker_.reset();
 }
 
 void EndpointCore::start() {
@@ -186,6 +191,12 @@ void EndpointCore::handle(Event& event) {
     case Event::Type::send_done:
       on_send_done(event.id, event.status);
       break;
+    case Event::Type::goodbye_sent:
+      if (auto it = lingering_.find(event.id); it != lingering_.end()) {
+        loop_->cancel(it->second.timer);
+        lingering_.erase(it);  // closes it by force, now that the goodbye left
+      }
+      break;
     case Event::Type::peer_failed:
       on_peer_failed(event.id, event.generation, event.status);
       break;
@@ -208,14 +219,30 @@ void EndpointCore::stop_everything() {
              label_of(it->second.peer) + " was pending");
   }
   for (auto& [id, peer] : peers_) {
-    if (peer.ep && !peer.ep->failed()) {
-      send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}},
-                   {}, 0, false);
-    }
-    peer.ep.reset();  // flush close: the goodbye goes out first
+    if (peer.ep && !peer.ep->failed()) linger_with_goodbye(std::move(peer.ep));
+    peer.ep.reset();
   }
+  // Let the goodbyes leave (briefly); then every endpoint is closed by force
+  // (nothing stays in flight for the worker's destruction).
+  auto deadline = ProgressLoop::Clock::now() + kGoodbyeLinger;
+  while (!lingering_.empty() && ProgressLoop::Clock::now() < deadline) {
+    worker_->progress();
+    after_progress();
+  }
+  lingering_.clear();
   for (auto& [id, caller] : callers_) caller.ep.reset();
   methods_.clear();
+}
+
+void EndpointCore::linger_with_goodbye(std::unique_ptr<ucx::Ep> ep) {
+  std::uint64_t id = ++next_linger_;
+  ucp_ep_h handle = ep->get();
+  Lingering& lingering = lingering_[id];
+  lingering.ep = std::move(ep);
+  lingering.timer = loop_->schedule(ProgressLoop::Clock::now() + kGoodbyeLinger,
+                                    [this, id] { lingering_.erase(id); });
+  send_message(handle, wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}}, {}, 0,
+               false, id);
 }
 
 PeerLease::~PeerLease() {

@@ -9,26 +9,29 @@ namespace {
 class SendOperation final : public ucx::Operation {
  public:
   SendOperation(EndpointCore* core, wire::Encoded header, Bytes payload, std::uint64_t call_id,
-                bool report_success)
+                bool report_success, std::uint64_t linger_id)
       : core_(core),
         header_(header),
         payload_(std::move(payload)),
         call_id_(call_id),
-        report_success_(report_success) {}
+        report_success_(report_success),
+        linger_id_(linger_id) {}
 
   const wire::Encoded& header() const { return header_; }
   const Bytes& payload() const { return payload_; }
 
   void complete(ucs_status_t status, std::size_t) noexcept override {
-    if (call_id_ == 0 || (status == UCS_OK && !report_success_)) return;
+    bool report = linger_id_ != 0 || (call_id_ != 0 && (status != UCS_OK || report_success_));
+    if (!report) return;
     try {
       Event event;
-      event.type = Event::Type::send_done;
-      event.id = call_id_;
+      event.type = linger_id_ != 0 ? Event::Type::goodbye_sent : Event::Type::send_done;
+      event.id = linger_id_ != 0 ? linger_id_ : call_id_;
       event.status = status;
       core_->push(std::move(event));
     } catch (...) {
-      // No memory to report it: the call times out instead.
+      // No memory to report it: the call times out (the goodbye's endpoint
+      // closes after its linger time) instead.
     }
   }
 
@@ -38,14 +41,16 @@ class SendOperation final : public ucx::Operation {
   Bytes payload_;
   std::uint64_t call_id_;
   bool report_success_;
+  std::uint64_t linger_id_;
 };
 
 }  // namespace
 
 void EndpointCore::send_message(ucp_ep_h ep, unsigned am_id, const wire::Header& header,
-                                Bytes payload, std::uint64_t call_id, bool report_success) {
+                                Bytes payload, std::uint64_t call_id, bool report_success,
+                                std::uint64_t linger_id) {
   auto op = std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
-                                            call_id, report_success);
+                                            call_id, report_success, linger_id);
   const SendOperation& sending = *op;
   ucp_request_param_t param{};
   ucx::track(std::move(op), ucx::OperationKind::send, param,

@@ -101,6 +101,7 @@ struct Job {
 }  // namespace
 
 void EndpointCore::on_request(const wire::Header& header, Bytes data) {
+  if (stopping_) return;  // shutting down: no new handlers, no new callers
   switch (header.kind) {
     case wire::Kind::hello:
       on_hello(header.sender, data);
@@ -184,7 +185,7 @@ void EndpointCore::on_caller_failed(std::uint64_t caller, std::uint64_t generati
 
 void EndpointCore::on_rejected(const wire::Header& header, wire::RemoteStatus status,
                                std::string message) {
-  if (header.kind != wire::Kind::call) return;
+  if (stopping_ || header.kind != wire::Kind::call) return;
   if (!caller_for(header.sender)) return;
   send_reply(header.sender, header.call_id, wire::Kind::reply_error, status, to_bytes(message));
 }

@@ -43,6 +43,7 @@ struct Event {
     rejected,        // a request refused before its payload was received
     reply_refused,   // a reply refused before its payload was received
     send_done,       // a call's send finished (id = call), with status
+    goodbye_sent,    // a lingering endpoint's goodbye left (id = linger id)
     peer_failed,     // a caller-side UCX endpoint failed (id = peer)
     caller_failed,   // a callee-side UCX endpoint failed (id = caller)
   };
@@ -75,6 +76,7 @@ struct Peer {
 };
 
 inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
+inline constexpr std::chrono::milliseconds kGoodbyeLinger{200};
 
 struct Call {
   std::uint64_t peer = 0;
@@ -183,9 +185,13 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   Caller* caller_for(std::uint64_t sender);
 
   // Sending (core_send.cpp): an active message whose header and payload
-  // live until UCX is done; `call_id` 0 = not a call.
+  // live until UCX is done; `call_id` 0 = not a call; `linger_id` names a
+  // lingering endpoint to close once this (its goodbye) has left.
   void send_message(ucp_ep_h ep, unsigned am_id, const wire::Header& header, Bytes payload,
-                    std::uint64_t call_id, bool report_success);
+                    std::uint64_t call_id, bool report_success, std::uint64_t linger_id = 0);
+  // Keeps `ep` until its goodbye has left (at most kGoodbyeLinger), then
+  // closes it: endpoints close by force, so a last message is waited for.
+  void linger_with_goodbye(std::unique_ptr<ucx::Ep> ep);
 
   EndpointOptions options_;
   std::string name_;
@@ -215,6 +221,12 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::size_t receiving_bytes_ = 0;
   std::uint64_t next_generation_ = 0;
   bool warned_callers_full_ = false;
+  struct Lingering {
+    std::unique_ptr<ucx::Ep> ep;
+    ProgressLoop::TimerKey timer;
+  };
+  std::unordered_map<std::uint64_t, Lingering> lingering_;
+  std::uint64_t next_linger_ = 0;
 };
 
 // What a Handle holds: the endpoint core, its peer, and the directory watch

@@ -1,5 +1,5 @@
 // ucp_ep ownership: connect to a worker address with peer error handling;
-// closing is started by the destructor and finished by the worker.
+// the destructor closes by force.
 #include "slipway/channels/ucx/ep.hpp"
 
 #include "slipway/channels/ucx/status.hpp"
@@ -41,8 +41,7 @@ Ep::Ep(std::shared_ptr<Worker> worker, std::unique_ptr<ErrorSink> sink)
 
 Ep::~Ep() {
   sink_->closed = true;
-  bool force = force_close_ || sink_->failed;
-  worker_->start_close(handle_, force, std::move(sink_));
+  worker_->start_close(handle_, true, std::move(sink_));
 }
 
 bool Ep::failed() const noexcept { return sink_->failed; }

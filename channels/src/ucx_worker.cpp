@@ -50,10 +50,16 @@ Worker::Worker(std::shared_ptr<Context> context, ucp_worker_h handle)
     : context_(std::move(context)), handle_(handle) {}
 
 Worker::~Worker() {
-  // Let started closes finish (their operations own state), bounded in time.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (closing_ > 0 && std::chrono::steady_clock::now() < deadline) {
-    ucp_worker_progress(handle_);
+  // Let started closes finish (their operations own state), then let the
+  // worker settle (handshakes with peers still in flight complete or fail)
+  // until it has been quiet for a while; both bounded in time.
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::seconds(2);
+  while (closing_ > 0 && Clock::now() < deadline) ucp_worker_progress(handle_);
+  auto quiet_since = Clock::now();
+  auto settle_deadline = Clock::now() + std::chrono::seconds(1);
+  while (Clock::now() < settle_deadline && Clock::now() - quiet_since < std::chrono::milliseconds(50)) {
+    if (ucp_worker_progress(handle_) != 0) quiet_since = Clock::now();
   }
   ucp_worker_destroy(handle_);
 }

@@ -128,3 +128,28 @@ TEST_CASE("channels: publish and resolve without a directory say what is missing
     CHECK_THAT(e.what(), Catch::Contains("needs an address directory"));
   }
 }
+
+TEST_CASE("channels: a callee closed while large replies are in flight fails them cleanly",
+          "[channels][restart]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  for (int round = 0; round < 10; ++round) {
+    auto server = std::make_unique<Endpoint>(options_for(tls, "big.0"));
+    server->register_method("big", [](ByteView) { return Bytes(1 << 20); });
+    Endpoint client(options_for(tls, "client"));
+    Handle handle = client.connect(server->address(), "big.0");
+    std::vector<std::future<Bytes>> replies;
+    for (int i = 0; i < 16; ++i) replies.push_back(handle.call_async("big", {}, 5s));
+    std::this_thread::sleep_for(std::chrono::milliseconds(round % 4));
+    server.reset();  // while replies are being sent, or before
+    for (auto& reply : replies) {
+      try {
+        CHECK(reply.get().size() == (1u << 20));
+      } catch (const ChannelError& e) {
+        INFO(e.what());
+        CHECK((e.code() == Errc::peer_lost || e.code() == Errc::timeout ||
+               e.code() == Errc::closed));
+      }
+    }
+  }  // every endpoint and worker is destroyed each round: nothing may abort
+}

@@ -5,9 +5,11 @@
 // Contract: create and destroy an Ep only on its worker's owner thread, and
 // never from inside a UCX callback. The error callback runs on that thread
 // from progress(); it must not destroy the Ep (hand it to the owner's loop
-// instead). Destroying an Ep starts its close (a flush, or a forced close
-// once it failed or when close_forced() was asked) and returns at once; the
-// worker finishes it, and no error callback runs after the destructor.
+// instead). Destroying an Ep closes it by force: operations still in flight
+// on it are cancelled (their completions run with UCS_ERR_CANCELED) and no
+// error callback runs after the destructor. (A flush close can still be in
+// progress when its worker is destroyed, which UCX 1.13 asserts on; an owner
+// that wants a last message delivered waits for its send to complete first.)
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -33,8 +35,6 @@ class Ep {
 
   ucp_ep_h get() const noexcept { return handle_; }
   bool failed() const noexcept;
-  // Makes the destructor drop outstanding operations instead of flushing.
-  void close_forced() noexcept { force_close_ = true; }
 
  private:
   struct ErrorSink;
@@ -44,7 +44,6 @@ class Ep {
   std::shared_ptr<Worker> worker_;
   std::unique_ptr<ErrorSink> sink_;
   ucp_ep_h handle_ = nullptr;
-  bool force_close_ = false;
 };
 
 }  // namespace slipway::channels::ucx
