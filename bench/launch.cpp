@@ -4,47 +4,24 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
 #include "bench_registry.hpp"
+#include "bench_util.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string sibling(const std::string& name) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return name;
-  self[n] = '\0';
-  return (fs::path(self).parent_path() / name).string();
-}
-
-// Median wall time of `command` (run by /bin/sh) over `runs` runs, in ms;
-// negative when it fails.
-double median_ms(const std::string& command, int runs) {
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    int rc = std::system(command.c_str());
-    auto end = std::chrono::steady_clock::now();
-    if (rc != 0) return -1;
-    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using slipway::bench::median_command_ms;
+using slipway::bench::sibling_program;
 
 int run_launch(const std::vector<std::string>& args) {
   int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
-  std::string slipway = sibling("slipway");
+  std::string slipway = sibling_program("slipway");
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-launch-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::printf("launch: median of %d runs each; tasks run /bin/true\n", runs);
@@ -60,8 +37,8 @@ int run_launch(const std::vector<std::string>& args) {
                       topology.string() + "' >/dev/null 2>&1";
     std::string shell = "sh -c 'for i in $(seq " + std::to_string(tasks) +
                         "); do /bin/true & done; wait' >/dev/null 2>&1";
-    double slipway_ms = median_ms(run, runs);
-    double shell_ms = median_ms(shell, runs);
+    double slipway_ms = median_command_ms(run, runs);
+    double shell_ms = median_command_ms(shell, runs);
     if (slipway_ms < 0 || shell_ms <= 0) {
       std::fprintf(stderr, "launch: a run failed (slipway %s)\n", slipway.c_str());
       ok = false;

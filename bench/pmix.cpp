@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench_registry.hpp"
+#include "bench_util.hpp"
 
 namespace {
 
@@ -43,14 +44,6 @@ struct Options {
 struct Sample {
   double mpi_ms = 0, span_ms = 0, total_ms = 0;
 };
-
-std::string sibling(const std::string& name) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return name;
-  self[n] = '\0';
-  return (fs::path(self).parent_path() / name).string();
-}
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
@@ -147,8 +140,8 @@ int run_pmix(const std::vector<std::string>& args) {
     std::printf("pmix: error=no_slurm_cluster\n");
     return 1;
   }
-  const std::string slipway = sibling("slipway");
-  const std::string program = sibling("slipway-mpi-allreduce");
+  const std::string slipway = slipway::bench::sibling_program("slipway");
+  const std::string program = slipway::bench::sibling_program("slipway-mpi-allreduce");
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-pmix-" + std::to_string(getpid()));
   fs::create_directories(dir);
   fs::path topology = dir / "allreduce.toml";

@@ -5,41 +5,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
 #include "bench_registry.hpp"
+#include "bench_util.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string sibling(const std::string& name) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return name;
-  self[n] = '\0';
-  return (fs::path(self).parent_path() / name).string();
-}
-
-double median_ms(const std::string& command, int runs) {
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    int rc = std::system(command.c_str());
-    auto end = std::chrono::steady_clock::now();
-    if (rc != 0) return -1;
-    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using slipway::bench::median_command_ms;
+using slipway::bench::sibling_program;
 
 // Starts the test cluster in `dir` and stops it when destroyed.
 class TestCluster {
@@ -65,7 +44,7 @@ int run_slurm_bench(const std::vector<std::string>& args) {
     std::fprintf(stderr, "slurm: needs root to start the test cluster (network namespaces)\n");
     return 77;
   }
-  std::string slipway = sibling("slipway");
+  std::string slipway = sibling_program("slipway");
   std::string plugin = std::string(SLIPWAY_BUILD_DIR) + "/spank_plugin/slipway.so";
   std::string harness = std::string(SLIPWAY_SOURCE_DIR) + "/tests/cluster/cluster.sh";
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-slurm-" + std::to_string(getpid()));
@@ -86,10 +65,10 @@ int run_slurm_bench(const std::vector<std::string>& args) {
       std::string cd = "cd '" + (dir / "work").string() + "' && ";
       std::string with_slipway = cd + "srun -N3 -n12 -p cpu --program='" + topology.string() + "' >/dev/null 2>&1";
       std::string plain = cd + "srun -N3 -n12 -p cpu /bin/true >/dev/null 2>&1";
-      median_ms(plain, 1);  // warm up: first contact with every slurmd
-      median_ms(with_slipway, 1);
-      double slipway_ms = median_ms(with_slipway, runs);
-      double srun_ms = median_ms(plain, runs);
+      median_command_ms(plain, 1);  // warm up: first contact with every slurmd
+      median_command_ms(with_slipway, 1);
+      double slipway_ms = median_command_ms(with_slipway, runs);
+      double srun_ms = median_command_ms(plain, runs);
       if (slipway_ms < 0 || srun_ms <= 0) {
         std::fprintf(stderr, "slurm: a run failed\n");
       } else {

@@ -9,9 +9,8 @@ endif()
 add_library(slipway_warnings INTERFACE)
 add_library(slipway::warnings ALIAS slipway_warnings)
 target_compile_options(slipway_warnings INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-  -Wcast-align -Wunused -Woverloaded-virtual
-  -Wimplicit-fallthrough)
+  -Wall -Wextra -Wpedantic -Wshadow -Wcast-align -Wunused -Wimplicit-fallthrough
+  $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual>)
 if(SLIPWAY_WERROR)
   target_compile_options(slipway_warnings INTERFACE -Werror)
 endif()

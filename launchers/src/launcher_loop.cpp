@@ -14,6 +14,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 
 namespace slipway::launch {
@@ -41,6 +42,14 @@ void wake(int fd) {
 
 void say(const std::string& message) {
   exec::write_all(STDERR_FILENO, "slipway: " + message + "\n");
+}
+
+std::optional<core::Program> load_or_report(const std::string& path) {
+  auto topology = core::load_topology(path);
+  for (const auto& d : topology.diagnostics) {
+    exec::write_all(STDERR_FILENO, core::format_diagnostic(d) + "\n");
+  }
+  return std::move(topology.program);
 }
 
 LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace)

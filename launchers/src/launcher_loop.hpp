@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ namespace slipway::launch {
 
 // Writes "slipway: MESSAGE" on stderr.
 void say(const std::string& message);
+
+// Loads and validates a topology; on problems writes each as
+// FILE:LINE:COL: message on stderr and returns nothing.
+std::optional<core::Program> load_or_report(const std::string& path);
 
 class LauncherLoop {
  public:

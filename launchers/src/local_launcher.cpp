@@ -45,20 +45,15 @@ class LocalRun : public LauncherLoop {
 }  // namespace
 
 int run_local(const LocalRunOptions& options) {
-  auto topology = core::load_topology(options.topology_path);
-  if (!topology.ok()) {
-    for (const auto& d : topology.diagnostics) {
-      exec::write_all(STDERR_FILENO, core::format_diagnostic(d) + "\n");
-    }
-    return 2;
-  }
+  auto program = load_or_report(options.topology_path);
+  if (!program) return 2;
   // A workstation runs what it is given: unless told how many CPUs to plan
   // with, oversubscribe this machine's CPUs rather than refuse (GPUs and
   // memory are never oversubscribed).
   core::LocalAllocationOptions allocation = options.allocation;
   auto machine = core::local_allocation(allocation);
   std::uint64_t wanted = 0;
-  for (const auto& node : topology.program->nodes) {
+  for (const auto& node : program->nodes) {
     wanted += std::uint64_t{*node.cpus} * node.replicas->max;
   }
   std::uint64_t have = 0;
@@ -69,9 +64,9 @@ int run_local(const LocalRunOptions& options) {
     say("note: the program asks for " + std::to_string(wanted) + " cpus and this machine has " +
         std::to_string(have) + "; running oversubscribed (--cpus-per-host to plan otherwise)");
   }
-  auto planned = core::make_plan(*topology.program, core::local_allocation(allocation));
+  auto planned = core::make_plan(*program, core::local_allocation(allocation));
   if (!planned.ok()) {
-    say("program '" + *topology.program->name + "' does not fit on this machine:");
+    say("program '" + *program->name + "' does not fit on this machine:");
     for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
     say("lower cpus, gpus, mem or replicas, or plan with --cpus-per-host/--gpus-per-host/--hosts");
     return 2;

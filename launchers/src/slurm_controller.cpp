@@ -193,13 +193,8 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
 }  // namespace
 
 int run_slurm(const SlurmLaunchOptions& options) {
-  auto topology = core::load_topology(options.topology_path);
-  if (!topology.ok()) {
-    for (const auto& d : topology.diagnostics) {
-      exec::write_all(STDERR_FILENO, core::format_diagnostic(d) + "\n");
-    }
-    return 2;
-  }
+  auto program = load_or_report(options.topology_path);
+  if (!program) return 2;
   std::optional<SlurmJob> job;
   try {
     job = read_slurm_job(process_environment());
@@ -207,7 +202,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
     say(std::string("error: cannot read the Slurm allocation: ") + e.what());
     return 1;
   }
-  if (!job) return reexec_under_salloc(options, *topology.program);
+  if (!job) return reexec_under_salloc(options, *program);
   for (const auto& component : job->components) {
     try {
       apply_gpus(*job, gpus_from_scontrol(scontrol("show job -d '" + component.job_id + "'")));
@@ -216,9 +211,9 @@ int run_slurm(const SlurmLaunchOptions& options) {
     }
   }
 
-  auto planned = core::make_plan(*topology.program, allocation_of(*job));
+  auto planned = core::make_plan(*program, allocation_of(*job));
   if (!planned.ok()) {
-    say("program '" + *topology.program->name + "' does not fit in job " + job->job_id + ":");
+    say("program '" + *program->name + "' does not fit in job " + job->job_id + ":");
     for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
     return 2;
   }

@@ -28,7 +28,10 @@ std::vector<std::string> srun_command(const StepRequest& step) {
   if (step.het_group >= 0) argv.push_back("--het-group=" + std::to_string(step.het_group));
   argv.insert(argv.end(), {"--nodes=1", "--ntasks=1", "--nodelist=" + step.host,
                            "--cpus-per-task=" + std::to_string(step.cpus), "--exact",
-                           "--kill-on-bad-exit=0", "--job-name=" + step.program + ":" + step.unit_name});
+                           "--kill-on-bad-exit=0", "--job-name=" + step.program + ":" + step.unit_name,
+                           // The agent hosts the program's PMIx server: keep a site's
+                           // MpiDefault=pmix from giving it a step-local one.
+                           "--mpi=none"});
   // Without --mem a step would claim all of the job's memory on its host
   // where memory is tracked, and its siblings could not start beside it.
   argv.push_back(step.mem_mb > 0 ? "--mem=" + std::to_string(step.mem_mb) + "M" : "--mem=0");
