@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """The peer of `slipway-bench rendezvous`: torch.distributed.TCPStore (torch
 1.13, Debian's python3-torch) doing the same single-client pattern as the
-slipway client: set a 64-byte value, get it back, PAIRS times, over loopback
-with the store's server in another process.
+slipway client: set a 64-byte value, get it back, over loopback, with the
+store's server (master) in another process.
 
-Usage: rendezvous_tcpstore.py PAIRS        prints tcpstore_pairs_per_s=X
-       rendezvous_tcpstore.py --server     (internal) runs the store's master
+Usage: rendezvous_tcpstore.py PAIRS      one run; prints tcpstore_pairs_per_s=X
+       rendezvous_tcpstore.py --rounds   prints "ready", then for each line N
+                                         on stdin runs N pairs and prints
+                                         tcpstore_pairs_per_s=X (what the
+                                         bench uses, interleaving rounds)
+       rendezvous_tcpstore.py --server   (internal) the store's master
 """
 import datetime
 import subprocess
@@ -15,6 +19,8 @@ import time
 import torch.distributed as dist
 
 TIMEOUT = datetime.timedelta(seconds=60)
+VALUE = b"v" * 64
+KEYS = ["key/%d" % i for i in range(100)]
 
 
 def serve():
@@ -24,24 +30,28 @@ def serve():
     del store
 
 
-def measure(pairs):
+def run(client, pairs):
+    start = time.perf_counter()
+    for i in range(pairs):
+        client.set(KEYS[i % 100], VALUE)
+        if client.get(KEYS[i % 100]) != VALUE:
+            raise SystemExit("TCPStore returned a wrong value")
+    return pairs / (time.perf_counter() - start)
+
+
+def main(rounds_mode, pairs):
     server = subprocess.Popen([sys.executable, __file__, "--server"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline())
         client = dist.TCPStore("127.0.0.1", port, 2, False, timeout=TIMEOUT)
-        value = b"v" * 64
-        keys = ["key/%d" % (i % 100) for i in range(100)]
-        for i in range(200):  # warm up
-            client.set(keys[i % 100], value)
-            client.get(keys[i % 100])
-        start = time.perf_counter()
-        for i in range(pairs):
-            client.set(keys[i % 100], value)
-            if client.get(keys[i % 100]) != value:
-                raise SystemExit("TCPStore returned a wrong value")
-        elapsed = time.perf_counter() - start
-        print("tcpstore_pairs_per_s=%.1f" % (pairs / elapsed), flush=True)
+        run(client, 200)  # warm up
+        if not rounds_mode:
+            print("tcpstore_pairs_per_s=%.1f" % run(client, pairs), flush=True)
+            return
+        print("ready", flush=True)
+        for line in sys.stdin:
+            print("tcpstore_pairs_per_s=%.1f" % run(client, int(line)), flush=True)
     finally:
         server.stdin.close()
         server.wait(timeout=30)
@@ -50,7 +60,9 @@ def measure(pairs):
 if __name__ == "__main__":
     if len(sys.argv) == 2 and sys.argv[1] == "--server":
         serve()
+    elif len(sys.argv) == 2 and sys.argv[1] == "--rounds":
+        main(True, 0)
     elif len(sys.argv) == 2:
-        measure(int(sys.argv[1]))
+        main(False, int(sys.argv[1]))
     else:
         raise SystemExit(__doc__)

@@ -1,5 +1,5 @@
 // The client's connection: handshake (challenge, HMAC proof, server proof),
-// the reader thread (replies, events, idle heartbeats) and shutdown.
+// corked sends, heartbeats and shutdown. Reading is in client_reading.cpp.
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -15,8 +15,6 @@
 
 namespace slipway::rendezvous {
 namespace {
-
-std::int64_t now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
 // Reads one whole frame during the handshake (before the reader thread runs).
 wire::Message read_frame(int fd, const Limits& limits, std::uint32_t max_bytes,
@@ -100,7 +98,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   }
   member = as_member;
   generation = welcome->generation;
-  last_send_ns.store(now_ns());
+  last_send_ns.store(steady_now_ns());
 
   wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));
@@ -108,87 +106,8 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   event_thread = std::thread([this] { event_loop(); });
 }
 
-void Client::Impl::forbid_blocking_on_reader() const {
-  if (std::this_thread::get_id() == reader_id.load()) {
-    throw Error(Status::invalid_request,
-                "a blocking rendezvous call from a completion callback would deadlock: use the *_async form");
-  }
-}
-
-void Client::Impl::reader_loop() {
-  pthread_setname_np(pthread_self(), "slipway-rdzv-rx");
-  reader_id.store(std::this_thread::get_id());
-  pollfd fds[2] = {{fd.get(), POLLIN, 0}, {wake.get(), POLLIN, 0}};
-  const std::int64_t interval_ns = std::chrono::nanoseconds(heartbeat).count();
-  for (;;) {
-    const std::int64_t idle = now_ns() - last_send_ns.load(std::memory_order_relaxed);
-    const std::int64_t wait_ns = std::max<std::int64_t>(interval_ns - idle, 0);
-    const int r = ::poll(fds, 2, static_cast<int>(wait_ns / 1000000) + 1);
-    if (r < 0 && errno != EINTR) {
-      fail_everything(Error(Status::connection_lost, std::string("poll: ") + std::strerror(errno)), true);
-      return;
-    }
-    if (fds[1].revents) return;  // shutdown
-    if (r > 0 && fds[0].revents) {
-      // (replies are handled below; requests corked meanwhile go out after)
-      const ssize_t n = ::recv(fd.get(), read_buffer.data(), read_buffer.size(), MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        fail_everything(Error(Status::connection_lost,
-                              "the rendezvous at " + endpoint + " closed the connection" +
-                                  (n < 0 ? std::string(": ") + std::strerror(errno) : std::string())),
-                        true);
-        return;
-      }
-      if (n > 0) {
-        std::optional<Error> failure;
-        const bool ok = frames.feed(std::span(read_buffer.data(), static_cast<std::size_t>(n)),
-                                    [&](std::span<const std::uint8_t> body) {
-                                      try {
-                                        handle_frame(body);
-                                        return true;
-                                      } catch (const Error& e) {
-                                        failure = e;
-                                        return false;
-                                      }
-                                    });
-        if (!ok) failure = Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent " + frames.error());
-        if (failure) {
-          fail_everything(*failure, true);
-          return;
-        }
-        flush();
-      }
-    }
-    send_heartbeat_if_idle();
-  }
-}
-
-void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
-  wire::Message m;
-  std::string error;
-  if (!wire::decode(body, options.limits, m, error)) {
-    throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent a malformed frame: " + error);
-  }
-  if (auto* reply = std::get_if<wire::Reply>(&m)) {
-    ReplyHandler handler;
-    {
-      std::lock_guard lock(pending_mutex);
-      auto it = pending.find(reply->id);
-      if (it == pending.end()) return;  // the caller gave up (timed out)
-      handler = std::move(it->second.handler);
-      if (it->second.quick) quick_in_flight.fetch_sub(1);
-      pending.erase(it);
-    }
-    handler(std::move(*reply));
-  } else if (auto* event = std::get_if<Event>(&m)) {
-    dispatch_event(std::move(*event));
-  } else {
-    throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent an unexpected message");
-  }
-}
-
 void Client::Impl::send_heartbeat_if_idle() {
-  const std::int64_t idle = now_ns() - last_send_ns.load(std::memory_order_relaxed);
+  const std::int64_t idle = steady_now_ns() - last_send_ns.load(std::memory_order_relaxed);
   if (idle < std::chrono::nanoseconds(heartbeat).count()) return;
   std::lock_guard lock(send_mutex);
   wire::encode(wire::Heartbeat{}, send_buffer);
@@ -200,7 +119,7 @@ bool Client::Impl::flush_locked() {
   const bool ok = detail::write_all(fd.get(), send_buffer);
   send_buffer.clear();
   if (send_buffer.capacity() > (1u << 20)) send_buffer.shrink_to_fit();
-  last_send_ns.store(now_ns(), std::memory_order_relaxed);
+  last_send_ns.store(steady_now_ns(), std::memory_order_relaxed);
   return ok;
 }
 
@@ -238,9 +157,12 @@ void Client::Impl::fail_everything(const Error& error, bool notify) {
 }
 
 void Client::Impl::shutdown() {
+  closing.store(true);
   if (reader.joinable()) {
     const std::uint64_t one = 1;
     [[maybe_unused]] const ssize_t w = ::write(wake.get(), &one, sizeof one);
+    park_cv.notify_all();
+    if (fd) ::shutdown(fd.get(), SHUT_RDWR);  // also wakes callers reading for themselves
     reader.join();
   }
   if (fd) ::shutdown(fd.get(), SHUT_RDWR);

@@ -1,6 +1,11 @@
-// Private: the client's connection state. One reader thread receives
-// replies and events and sends heartbeats when the connection is idle;
-// an event thread runs subscription callbacks.
+// Private: the client's connection state. A reader thread receives replies
+// and events and sends heartbeats when the connection is idle; an event
+// thread runs subscription callbacks.
+//
+// A thread in a blocking quick call reads its reply itself when no other
+// thread is reading (leader/follower), saving the hand-off from the reader
+// thread; meanwhile, and for a moment after, the reader thread stays parked
+// instead of competing for the socket.
 //
 // Sends are corked: a request joins an outgoing buffer, which the caller
 // flushes at once only when no quick request (one the server answers at
@@ -25,6 +30,8 @@
 
 namespace slipway::rendezvous {
 
+inline std::int64_t steady_now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+
 struct Client::Impl {
   using ReplyHandler = std::function<void(wire::Reply&&)>;
 
@@ -43,6 +50,27 @@ struct Client::Impl {
   // Blocking round trip; throws Error(timeout) after `timeout`.
   template <class Encode>
   wire::Reply call(Encode&& encode, std::chrono::milliseconds timeout, bool quick);
+  // Completion slot of a blocking call.
+  struct CallSlot {
+    std::mutex m;
+    std::condition_variable cv;
+    std::atomic<bool> done{false};
+    wire::Reply reply;
+    void complete(wire::Reply&& r) {
+      {
+        std::lock_guard lock(m);
+        reply = std::move(r);
+        done.store(true, std::memory_order_release);
+      }
+      cv.notify_one();
+    }
+  };
+  // Reads replies on this thread until `slot` completes or the deadline
+  // passes, unless another thread is reading already.
+  void lead_reads(CallSlot& slot, std::chrono::steady_clock::time_point deadline);
+  // One recv and the dispatch of what it brought; read_mutex held. False
+  // when the connection is gone.
+  bool read_batch();
   // Writes the outgoing buffer (send_mutex held). False when the write failed.
   bool flush_locked();
   void flush();
@@ -52,6 +80,7 @@ struct Client::Impl {
   static void expect_ok(const wire::Reply& r, Status also_fine = Status::ok);
 
   void reader_loop();
+  void park_while_callers_read();
   void handle_frame(std::span<const std::uint8_t> body);
   void send_heartbeat_if_idle();
   void fail_everything(const Error& error, bool notify);
@@ -85,8 +114,14 @@ struct Client::Impl {
 
   std::thread reader;
   std::atomic<std::thread::id> reader_id{};
+  std::mutex read_mutex;  // held by whichever thread reads the socket
   wire::FrameReader frames;
   std::vector<std::uint8_t> read_buffer;
+  std::atomic<int> leaders{0};  // blocking callers reading for themselves
+  std::atomic<std::int64_t> last_leader_ns{0};
+  std::mutex park_mutex;
+  std::condition_variable park_cv;
+  std::atomic<bool> closing{false};
 
   // Subscriptions: local callbacks, and how many use each server filter.
   struct Sub {
@@ -134,24 +169,13 @@ std::uint32_t Client::Impl::submit(Encode&& encode, ReplyHandler handler, bool q
 template <class Encode>
 wire::Reply Client::Impl::call(Encode&& encode, std::chrono::milliseconds timeout, bool quick) {
   forbid_blocking_on_reader();
-  struct Slot {
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false;
-    wire::Reply reply;
-  };
-  auto slot = std::make_shared<Slot>();
+  auto slot = std::make_shared<CallSlot>();
   const std::uint32_t id = submit(
-      std::forward<Encode>(encode),
-      [slot](wire::Reply&& r) {
-        std::lock_guard lock(slot->m);
-        slot->reply = std::move(r);
-        slot->done = true;
-        slot->cv.notify_one();
-      },
-      quick);
+      std::forward<Encode>(encode), [slot](wire::Reply&& r) { slot->complete(std::move(r)); }, quick);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (quick) lead_reads(*slot, deadline);
   std::unique_lock lock(slot->m);
-  if (!slot->cv.wait_for(lock, timeout, [&] { return slot->done; })) {
+  if (!slot->cv.wait_until(lock, deadline, [&] { return slot->done.load(std::memory_order_acquire); })) {
     lock.unlock();
     abandon(id);
     throw Error(Status::timeout, "no reply from the rendezvous at " + endpoint + " within " +
