@@ -275,3 +275,39 @@ TEST_CASE("rendezvous: binding a taken port fails with the address in the messag
   Server second(o);
   CHECK_THROWS_WITH(second.start(), Catch::Contains("127.0.0.1:" + std::to_string(first.port())));
 }
+
+TEST_CASE("rendezvous: a blocking call from a completion callback is refused, not deadlocked",
+          "[rendezvous][integration]") {
+  const std::string token = generate_token();
+  Server server(options_with(token));
+  server.start();
+  auto c = Client::connect(server.endpoint(), token, id("a", 0));
+  std::promise<Status> outcome;
+  c->get_async("k", [&](Status, std::optional<std::string>, const std::string&) {
+    try {
+      c->get("k");
+      outcome.set_value(Status::ok);
+    } catch (const Error& e) {
+      outcome.set_value(e.status());
+    }
+  });
+  CHECK(outcome.get_future().get() == Status::invalid_request);
+  c->put("k", "v", Scope::program);  // the client is fine afterwards
+  CHECK(c->get("k") == "v");
+}
+
+TEST_CASE("rendezvous: events keep flowing while a thread makes blocking calls", "[rendezvous][integration]") {
+  const std::string token = generate_token();
+  Server server(options_with(token));
+  server.start();
+  auto c = Client::connect(server.endpoint(), token, id("a", 0));
+  std::atomic<int> seen{0};
+  c->subscribe(static_cast<std::uint8_t>(EventKind::key_changed), "ev/", [&](const Event&) { ++seen; });
+  auto other = Client::connect(server.endpoint(), token, id("b", 0));
+  for (int i = 0; i < 200; ++i) {
+    other->put("ev/" + std::to_string(i), "x", Scope::program);
+    c->get("ev/" + std::to_string(i));  // c reads for itself, events included
+  }
+  for (int i = 0; i < 2000 && seen < 200; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(seen == 200);
+}
