@@ -6,10 +6,11 @@
 // failure (Status says which), except where the signature reports the
 // outcome (get/wait_for: nullopt; erase: false; fence: FenceResult). Requests
 // from one thread are served in the order sent. The *_async forms return at
-// once; their callback runs exactly once, on the client's reader thread, and
-// must neither block nor call a blocking method of this client. Event
-// callbacks run on a separate event thread, in order, and may call blocking
-// methods. A member that is destroyed without leave() is reported failed
+// once; their callback runs exactly once, on whichever client thread reads
+// the reply (the reader thread, or a thread inside a blocking call), and
+// must neither block nor call a blocking method of this client (that throws
+// Error(invalid_request)). Event callbacks run on a separate event thread,
+// in order, and may call blocking methods. A member that is destroyed without leave() is reported failed
 // ("connection lost"): that is how a crashed task looks too.
 #pragma once
 
