@@ -65,7 +65,7 @@ void EndpointCore::set_peer_address(std::uint64_t peer_id, std::optional<Bytes> 
       fail_in_flight(peer, address ? Errc::peer_restarted : Errc::peer_lost,
                      address ? peer.label + " restarted (it published a new address)"
                              : peer.label + " went away (its task ended or withdrew its address)");
-      peer.ep.reset();
+      linger(std::move(peer.ep));
     }
     if (address) flush_waiting(peer_id);
   });
@@ -184,7 +184,8 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
     push(std::move(event));
   });
   peer.generation = generation;
-  send_message(peer.ep->get(), wire::kRequestAm, wire::Header{wire::Kind::hello, 0, id_, 0, {}},
+  send_message(*peer.ep, wire::kRequestAm,
+               wire::Header{wire::Kind::hello, 0, id_, generation, {}},
                hello_payload(name_, worker_->address()), 0, false);
 }
 
@@ -193,11 +194,15 @@ void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
   peer.in_flight.insert(call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
                       call.method};
-  send_message(peer.ep->get(), wire::kRequestAm, header, std::move(call.request), call_id,
+  send_message(*peer.ep, wire::kRequestAm, header, std::move(call.request), call_id,
                call.oneway);
 }
 
 void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
+  if (header.kind == wire::Kind::leaving) {
+    on_callee_leaving(header.call_id);
+    return;
+  }
   auto it = calls_.find(header.call_id);
   if (it == calls_.end() || it->second.oneway || !it->second.transmitted) return;
   if (header.kind == wire::Kind::reply_ok) {
@@ -262,6 +267,18 @@ void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generatio
   peer.failed_address = peer.address;
   peer.failed_at = ProgressLoop::Clock::now();
   maybe_forget_peer(peer_id);
+}
+
+void EndpointCore::on_callee_leaving(std::uint64_t connection) {
+  for (auto& [peer_id, peer] : peers_) {
+    if (!peer.ep || peer.generation != connection) continue;
+    fail_in_flight(peer, Errc::peer_lost, peer.label + " closed its endpoint");
+    linger(std::move(peer.ep));
+    peer.failed_address = peer.address;
+    peer.failed_at = ProgressLoop::Clock::now();
+    maybe_forget_peer(peer_id);
+    return;
+  }
 }
 
 void EndpointCore::fail_in_flight(Peer& peer, Errc code, const std::string& why) {
@@ -336,7 +353,8 @@ void EndpointCore::maybe_forget_peer(std::uint64_t peer_id) {
   if (it == peers_.end()) return;
   Peer& peer = it->second;
   if (!peer.released || !peer.in_flight.empty() || !peer.waiting.empty()) return;
-  if (peer.ep && !peer.ep->failed()) linger_with_goodbye(std::move(peer.ep));
+  linger(std::move(peer.ep), wire::kRequestAm,
+         {wire::Header{wire::Kind::goodbye, 0, id_, peer.generation, {}}});
   peers_.erase(it);
 }
 

@@ -1,5 +1,6 @@
 // EndpointCore's life: creating the UCX context and worker, starting and
 // stopping the progress thread, and handling the events UCX callbacks queued.
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -56,6 +57,12 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
       !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
     settings.config["MM_ERROR_HANDLING"] = "y";
+  }
+  // A peer that dies silently (no TCP reset: shared memory, a lost host) is
+  // noticed by UCX's keepalive; its default (20 s) is slower than typical
+  // call timeouts.
+  if (!std::getenv("UCX_KEEPALIVE_INTERVAL") && !settings.config.count("KEEPALIVE_INTERVAL")) {
+    settings.config["KEEPALIVE_INTERVAL"] = "2s";
   }
   return settings;
 }
@@ -172,6 +179,7 @@ void EndpointCore::after_progress() {
       // the call concerned times out.
     }
   }
+  if (!lingering_.empty()) close_idle_lingering();
 }
 
 void EndpointCore::handle(Event& event) {
@@ -191,12 +199,7 @@ void EndpointCore::handle(Event& event) {
     case Event::Type::send_done:
       on_send_done(event.id, event.status);
       break;
-    case Event::Type::goodbye_sent:
-      if (auto it = lingering_.find(event.id); it != lingering_.end()) {
-        loop_->cancel(it->second.timer);
-        lingering_.erase(it);  // closes it by force, now that the goodbye left
-      }
-      break;
+
     case Event::Type::peer_failed:
       on_peer_failed(event.id, event.generation, event.status);
       break;
@@ -219,30 +222,51 @@ void EndpointCore::stop_everything() {
              label_of(it->second.peer) + " was pending");
   }
   for (auto& [id, peer] : peers_) {
-    if (peer.ep && !peer.ep->failed()) linger_with_goodbye(std::move(peer.ep));
-    peer.ep.reset();
+    linger(std::move(peer.ep), wire::kRequestAm,
+           {wire::Header{wire::Kind::goodbye, 0, id_, peer.generation, {}}});
   }
-  // Let the goodbyes leave (briefly); then every endpoint is closed by force
-  // (nothing stays in flight for the worker's destruction).
-  auto deadline = ProgressLoop::Clock::now() + kGoodbyeLinger;
+  // Callers learn that this callee leaves (their calls in flight fail now,
+  // not at their timeout).
+  for (auto& [id, caller] : callers_) {
+    std::vector<wire::Header> notices;
+    for (auto connection : caller.connections) {
+      notices.push_back(wire::Header{wire::Kind::leaving, 0, id_, connection, {}});
+    }
+    linger(std::move(caller.ep), wire::kReplyAm, notices);
+  }
+  // Let the goodbyes, notices and replies leave (at most kLingerLimit);
+  // endpoints close as they become idle.
+  auto deadline = ProgressLoop::Clock::now() + kLingerLimit;
   while (!lingering_.empty() && ProgressLoop::Clock::now() < deadline) {
     worker_->progress();
     after_progress();
   }
   lingering_.clear();
-  for (auto& [id, caller] : callers_) caller.ep.reset();
   methods_.clear();
 }
 
-void EndpointCore::linger_with_goodbye(std::unique_ptr<ucx::Ep> ep) {
+void EndpointCore::linger(std::unique_ptr<ucx::Ep> ep, unsigned am_id,
+                          const std::vector<wire::Header>& last) {
+  if (!ep) return;
+  if (ep->failed()) return;  // closed (by force) right here
+  for (const auto& header : last) send_message(*ep, am_id, header, {}, 0, false);
+  if (ep->in_flight() == 0) return;  // nothing to wait for: closed here
   std::uint64_t id = ++next_linger_;
-  ucp_ep_h handle = ep->get();
   Lingering& lingering = lingering_[id];
   lingering.ep = std::move(ep);
-  lingering.timer = loop_->schedule(ProgressLoop::Clock::now() + kGoodbyeLinger,
+  lingering.timer = loop_->schedule(ProgressLoop::Clock::now() + kLingerLimit,
                                     [this, id] { lingering_.erase(id); });
-  send_message(handle, wire::kRequestAm, wire::Header{wire::Kind::goodbye, 0, id_, 0, {}}, {}, 0,
-               false, id);
+}
+
+void EndpointCore::close_idle_lingering() {
+  for (auto it = lingering_.begin(); it != lingering_.end();) {
+    if (it->second.ep->in_flight() == 0 || it->second.ep->failed()) {
+      loop_->cancel(it->second.timer);
+      it = lingering_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 PeerLease::~PeerLease() {

@@ -71,9 +71,7 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     event.type = request ? Event::Type::request : Event::Type::reply;
     event.header = std::move(*decoded.header);
     const auto kind = event.header.kind;
-    const bool is_request_kind = kind == wire::Kind::hello || kind == wire::Kind::call ||
-                                 kind == wire::Kind::oneway || kind == wire::Kind::goodbye;
-    if (is_request_kind != request) return UCS_OK;  // wrong channel: dropped
+    if (wire::to_callee(kind) != request) return UCS_OK;  // wrong channel: dropped
 
     // A request we refuse is answered with the reason; a reply we refuse
     // fails our call with it. A rendezvous payload not received is dropped.
@@ -93,7 +91,8 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
                     what + " of " + std::to_string(length) + " bytes exceeds max_message_bytes = " +
                         std::to_string(limit) + " of courier endpoint " + name_);
     }
-    const bool payload = kind != wire::Kind::hello && kind != wire::Kind::goodbye;
+    const bool payload = kind == wire::Kind::call || kind == wire::Kind::oneway ||
+                         kind == wire::Kind::reply_ok || kind == wire::Kind::reply_error;
     if (!rndv) {
       if (payload) counters_.eager_receives++;
       event.data.assign(static_cast<const std::byte*>(data),

@@ -9,29 +9,30 @@ namespace {
 class SendOperation final : public ucx::Operation {
  public:
   SendOperation(EndpointCore* core, wire::Encoded header, Bytes payload, std::uint64_t call_id,
-                bool report_success, std::uint64_t linger_id)
+                bool report_success, std::shared_ptr<std::size_t> in_flight)
       : core_(core),
         header_(header),
         payload_(std::move(payload)),
         call_id_(call_id),
         report_success_(report_success),
-        linger_id_(linger_id) {}
+        in_flight_(std::move(in_flight)) {
+    ++*in_flight_;
+  }
 
   const wire::Encoded& header() const { return header_; }
   const Bytes& payload() const { return payload_; }
 
   void complete(ucs_status_t status, std::size_t) noexcept override {
-    bool report = linger_id_ != 0 || (call_id_ != 0 && (status != UCS_OK || report_success_));
-    if (!report) return;
+    --*in_flight_;
+    if (call_id_ == 0 || (status == UCS_OK && !report_success_)) return;
     try {
       Event event;
-      event.type = linger_id_ != 0 ? Event::Type::goodbye_sent : Event::Type::send_done;
-      event.id = linger_id_ != 0 ? linger_id_ : call_id_;
+      event.type = Event::Type::send_done;
+      event.id = call_id_;
       event.status = status;
       core_->push(std::move(event));
     } catch (...) {
-      // No memory to report it: the call times out (the goodbye's endpoint
-      // closes after its linger time) instead.
+      // No memory to report it: the call times out instead.
     }
   }
 
@@ -41,23 +42,23 @@ class SendOperation final : public ucx::Operation {
   Bytes payload_;
   std::uint64_t call_id_;
   bool report_success_;
-  std::uint64_t linger_id_;
+  std::shared_ptr<std::size_t> in_flight_;  // the endpoint's count of sends in flight
 };
 
 }  // namespace
 
-void EndpointCore::send_message(ucp_ep_h ep, unsigned am_id, const wire::Header& header,
-                                Bytes payload, std::uint64_t call_id, bool report_success,
-                                std::uint64_t linger_id) {
+void EndpointCore::send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header,
+                                Bytes payload, std::uint64_t call_id, bool report_success) {
   auto op = std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
-                                            call_id, report_success, linger_id);
+                                            call_id, report_success, ep.in_flight_counter());
+  ucp_ep_h handle = ep.get();
   const SendOperation& sending = *op;
   ucp_request_param_t param{};
   ucx::track(std::move(op), ucx::OperationKind::send, param,
              [&](const ucp_request_param_t& p) {
                const auto& h = sending.header();
                const auto& data = sending.payload();
-               return ucp_am_send_nbx(ep, am_id, h.bytes.data(), h.size,
+               return ucp_am_send_nbx(handle, am_id, h.bytes.data(), h.size,
                                       data.empty() ? nullptr : data.data(), data.size(), &p);
              });
 }

@@ -70,6 +70,7 @@ namespace slipway::channels::detail {
 namespace {
 
 constexpr std::size_t kMaxQueuedRepliesPerCaller = 1024;
+constexpr std::size_t kMaxConnectionsPerCaller = 1024;
 constexpr std::size_t kMaxErrorMessageBytes = 16 * 1024;
 
 // Owns one dispatched request until its handler has run.
@@ -104,10 +105,10 @@ void EndpointCore::on_request(const wire::Header& header, Bytes data) {
   if (stopping_) return;  // shutting down: no new handlers, no new callers
   switch (header.kind) {
     case wire::Kind::hello:
-      on_hello(header.sender, data);
+      on_hello(header, data);
       break;
     case wire::Kind::goodbye:
-      on_goodbye(header.sender);
+      on_goodbye(header);
       break;
     case wire::Kind::call:
     case wire::Kind::oneway:
@@ -134,13 +135,16 @@ Caller* EndpointCore::caller_for(std::uint64_t sender) {
   return &callers_[sender];
 }
 
-void EndpointCore::on_hello(std::uint64_t sender, ByteView data) {
+void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
+  const std::uint64_t sender = header.sender;
   if (data.empty()) return;
   std::size_t label_size = std::to_integer<std::size_t>(data[0]);
   if (data.size() <= 1 + label_size) return;  // no address: malformed
   Caller* caller = caller_for(sender);
   if (!caller) return;
-  caller->connections++;
+  if (caller->connections.size() < kMaxConnectionsPerCaller) {
+    caller->connections.insert(header.call_id);
+  }
   caller->label = to_string(data.subspan(1, label_size));
   ByteView address = data.subspan(1 + label_size);
   if (caller->ep && !caller->ep->failed() && ByteView(caller->address).size() == address.size() &&
@@ -148,6 +152,7 @@ void EndpointCore::on_hello(std::uint64_t sender, ByteView data) {
     return;
   }
   caller->address = to_bytes(address);
+  linger(std::move(caller->ep));  // an earlier connection of this caller
   std::uint64_t generation = ++next_generation_;
   try {
     caller->ep = ucx::Ep::connect(worker_, caller->address, [this, sender, generation](ucs_status_t) {
@@ -167,15 +172,18 @@ void EndpointCore::on_hello(std::uint64_t sender, ByteView data) {
   auto queued = std::move(caller->queued);
   caller->queued.clear();
   for (auto& reply : queued) {
-    send_message(caller->ep->get(), wire::kReplyAm, reply.header, std::move(reply.data), 0, false);
+    send_message(*caller->ep, wire::kReplyAm, reply.header, std::move(reply.data), 0, false);
   }
 }
 
-void EndpointCore::on_goodbye(std::uint64_t sender) {
-  auto it = callers_.find(sender);
+void EndpointCore::on_goodbye(const wire::Header& header) {
+  auto it = callers_.find(header.sender);
   if (it == callers_.end()) return;
-  if (it->second.connections > 0) --it->second.connections;
-  if (it->second.connections == 0) callers_.erase(it);
+  it->second.connections.erase(header.call_id);
+  if (it->second.connections.empty()) {
+    linger(std::move(it->second.ep));  // replies may still be leaving
+    callers_.erase(it);
+  }
 }
 
 void EndpointCore::on_caller_failed(std::uint64_t caller, std::uint64_t generation) {
@@ -278,7 +286,7 @@ void EndpointCore::send_reply(std::uint64_t caller_id, std::uint64_t call, wire:
     }
     return;
   }
-  send_message(caller.ep->get(), wire::kReplyAm, header, std::move(data), 0, false);
+  send_message(*caller.ep, wire::kReplyAm, header, std::move(data), 0, false);
 }
 
 }  // namespace slipway::channels::detail

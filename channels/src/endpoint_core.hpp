@@ -43,7 +43,6 @@ struct Event {
     rejected,        // a request refused before its payload was received
     reply_refused,   // a reply refused before its payload was received
     send_done,       // a call's send finished (id = call), with status
-    goodbye_sent,    // a lingering endpoint's goodbye left (id = linger id)
     peer_failed,     // a caller-side UCX endpoint failed (id = peer)
     caller_failed,   // a callee-side UCX endpoint failed (id = caller)
   };
@@ -76,7 +75,7 @@ struct Peer {
 };
 
 inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
-inline constexpr std::chrono::milliseconds kGoodbyeLinger{200};
+inline constexpr std::chrono::milliseconds kLingerLimit{1000};
 
 struct Call {
   std::uint64_t peer = 0;
@@ -95,7 +94,7 @@ struct Caller {
   Bytes address;
   std::unique_ptr<ucx::Ep> ep;      // replies go here; null until its hello
   std::uint64_t generation = 0;
-  std::uint32_t connections = 0;    // hellos minus goodbyes
+  std::unordered_set<std::uint64_t> connections;  // the caller's, from hellos until goodbyes
   struct QueuedReply {
     wire::Header header;
     Bytes data;
@@ -163,6 +162,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void transmit(std::uint64_t call_id, Call& call, Peer& peer);
   void on_reply(const wire::Header& header, Bytes data);
   void on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status, std::string message);
+  void on_callee_leaving(std::uint64_t connection);
   void on_send_done(std::uint64_t call_id, ucs_status_t status);
   void on_peer_failed(std::uint64_t peer_id, std::uint64_t generation, ucs_status_t status);
   void expire(std::uint64_t call_id);
@@ -175,8 +175,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
 
   // Callee side (core_serve.cpp).
   void on_request(const wire::Header& header, Bytes data);
-  void on_hello(std::uint64_t sender, ByteView data);
-  void on_goodbye(std::uint64_t sender);
+  void on_hello(const wire::Header& header, ByteView data);
+  void on_goodbye(const wire::Header& header);
   void on_rejected(const wire::Header& header, wire::RemoteStatus status, std::string message);
   void on_caller_failed(std::uint64_t caller, std::uint64_t generation);
   void dispatch(const wire::Header& header, Bytes data);
@@ -185,13 +185,16 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   Caller* caller_for(std::uint64_t sender);
 
   // Sending (core_send.cpp): an active message whose header and payload
-  // live until UCX is done; `call_id` 0 = not a call; `linger_id` names a
-  // lingering endpoint to close once this (its goodbye) has left.
-  void send_message(ucp_ep_h ep, unsigned am_id, const wire::Header& header, Bytes payload,
-                    std::uint64_t call_id, bool report_success, std::uint64_t linger_id = 0);
-  // Keeps `ep` until its goodbye has left (at most kGoodbyeLinger), then
-  // closes it: endpoints close by force, so a last message is waited for.
-  void linger_with_goodbye(std::unique_ptr<ucx::Ep> ep);
+  // live until UCX is done (counted in the endpoint's in_flight());
+  // `call_id` 0 = not a call.
+  void send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header, Bytes payload,
+                    std::uint64_t call_id, bool report_success);
+  // Retires `ep`: sends `last` (a goodbye, or a callee's leaving notices)
+  // and closes it once nothing of ours is in flight on it (at most
+  // kLingerLimit later); a failed one is closed at once.
+  void linger(std::unique_ptr<ucx::Ep> ep, unsigned am_id = 0,
+              const std::vector<wire::Header>& last = {});
+  void close_idle_lingering();
 
   EndpointOptions options_;
   std::string name_;

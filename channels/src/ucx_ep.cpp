@@ -1,5 +1,5 @@
 // ucp_ep ownership: connect to a worker address with peer error handling;
-// the destructor closes by force.
+// the destructor starts a flush close (a forced one once the endpoint failed).
 #include "slipway/channels/ucx/ep.hpp"
 
 #include "slipway/channels/ucx/status.hpp"
@@ -41,7 +41,8 @@ Ep::Ep(std::shared_ptr<Worker> worker, std::unique_ptr<ErrorSink> sink)
 
 Ep::~Ep() {
   sink_->closed = true;
-  worker_->start_close(handle_, true, std::move(sink_));
+  bool force = sink_->failed;
+  worker_->start_close(handle_, force, std::move(sink_));
 }
 
 bool Ep::failed() const noexcept { return sink_->failed; }

@@ -30,7 +30,11 @@ Decoded reject(std::string why) { return Decoded{std::nullopt, std::move(why)}; 
 
 }  // namespace
 
-bool valid_kind(std::uint8_t kind) { return kind >= 1 && kind <= 6; }
+bool valid_kind(std::uint8_t kind) { return kind >= 1 && kind <= 7; }
+
+bool to_callee(Kind kind) {
+  return kind == Kind::hello || kind == Kind::call || kind == Kind::oneway || kind == Kind::goodbye;
+}
 
 bool valid_remote_status(std::uint8_t status) { return status >= 1 && status <= 5; }
 

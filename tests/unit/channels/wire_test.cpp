@@ -24,7 +24,7 @@ TEST_CASE("channels: every kind of header round-trips", "[channels][wire]") {
   CHECK(decoded.header->call_id == 42);
   CHECK(decoded.header->method == "get_weights");
 
-  for (Kind kind : {Kind::hello, Kind::reply_ok, Kind::goodbye}) {
+  for (Kind kind : {Kind::hello, Kind::reply_ok, Kind::goodbye, Kind::leaving}) {
     auto d = decode(encode(Header{kind, 0, 7, 9, {}}).view());
     REQUIRE(d.header);
     CHECK(d.header->kind == kind);
@@ -76,8 +76,8 @@ TEST_CASE("channels: malformed headers are refused with a reason", "[channels][w
   bad[3] = std::byte{0};
   CHECK_THAT(refused(bad), Catch::Contains("kind"));
   bad = good;
-  bad[3] = std::byte{7};
-  CHECK_THAT(refused(bad), Catch::Contains("kind 7"));
+  bad[3] = std::byte{8};
+  CHECK_THAT(refused(bad), Catch::Contains("kind 8"));
   bad = good;
   bad[5] = std::byte{1};
   CHECK_THAT(refused(bad), Catch::Contains("reserved"));

@@ -29,16 +29,22 @@ inline constexpr std::size_t kMaxHeaderBytes = kFixedBytes + kMaxMethodBytes;
 
 // Active-message ids on a courier worker.
 inline constexpr unsigned kRequestAm = 0x5301;  // hello, call, oneway, goodbye: to the callee
-inline constexpr unsigned kReplyAm = 0x5302;    // reply_ok, reply_error: to the caller
+inline constexpr unsigned kReplyAm = 0x5302;    // reply_ok, reply_error, leaving: to the caller
 
+// hello, goodbye and leaving carry the caller's connection number in
+// call_id (so a callee that leaves tells exactly the connections it served).
 enum class Kind : std::uint8_t {
-  hello = 1,        // data: the caller's worker address (the callee connects back)
+  hello = 1,        // data: label length, label, the caller's worker address (the callee connects back)
   call = 2,         // data: the request; a reply follows
   oneway = 3,       // data: the request; no reply
   reply_ok = 4,     // data: the result
   reply_error = 5,  // status: a RemoteStatus; data: the callee's message
-  goodbye = 6,      // the caller drops its connection
+  goodbye = 6,      // the caller drops this connection
+  leaving = 7,      // the callee is closing: calls in flight on this connection are lost
 };
+
+// Whether a kind travels to the callee (kRequestAm) rather than to the caller.
+bool to_callee(Kind kind);
 
 // Why a callee refused or failed a call (reply_error's status byte).
 enum class RemoteStatus : std::uint8_t {

@@ -5,11 +5,13 @@
 // Contract: create and destroy an Ep only on its worker's owner thread, and
 // never from inside a UCX callback. The error callback runs on that thread
 // from progress(); it must not destroy the Ep (hand it to the owner's loop
-// instead). Destroying an Ep closes it by force: operations still in flight
-// on it are cancelled (their completions run with UCS_ERR_CANCELED) and no
-// error callback runs after the destructor. (A flush close can still be in
-// progress when its worker is destroyed, which UCX 1.13 asserts on; an owner
-// that wants a last message delivered waits for its send to complete first.)
+// instead). Destroying an Ep starts its close and returns at once: a flush
+// close while it is healthy, a forced close once it failed (as UCX wants for
+// failed endpoints); the worker finishes it, and no error callback runs after
+// the destructor. in_flight() counts the owner's operations on it that have
+// not completed (the owner counts them through in_flight_counter()): owners
+// close an endpoint once that is 0, since closing one with rendezvous
+// transfers in flight trips UCX 1.13.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -35,6 +37,8 @@ class Ep {
 
   ucp_ep_h get() const noexcept { return handle_; }
   bool failed() const noexcept;
+  std::size_t in_flight() const noexcept { return *in_flight_; }
+  const std::shared_ptr<std::size_t>& in_flight_counter() const noexcept { return in_flight_; }
 
  private:
   struct ErrorSink;
@@ -44,6 +48,7 @@ class Ep {
   std::shared_ptr<Worker> worker_;
   std::unique_ptr<ErrorSink> sink_;
   ucp_ep_h handle_ = nullptr;
+  std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
 };
 
 }  // namespace slipway::channels::ucx
