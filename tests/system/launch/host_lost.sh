@@ -13,12 +13,21 @@ restart_fn2() {
     source "$HARNESS/lib/network.sh"
     source "$HARNESS/lib/daemons.sh"
     cluster_paths "$SLIPWAY_CLUSTER_DIR"
-    if ! pgrep -f "slurmd -N fn2 " >/dev/null; then start_slurmd "$SLIPWAY_CLUSTER_NET_ID" fn2; fi
-    # slurmctld may mark fn2 down later (SlurmdTimeout): resume it until idle.
+    # Our fn2 only: other clusters on this machine have an fn2 too.
+    if [ -z "$(ip netns pids "$ns")" ]; then start_slurmd "$SLIPWAY_CLUSTER_NET_ID" fn2; fi
+    # slurmctld may hold fn2 (down, or completing the killed step) for a
+    # while: once the job is gone, force a down/resume cycle until idle.
     local deadline=$((SECONDS + 150)) state
     while state=$(sinfo -h -n fn2 -o %T) && [ "$state" != idle ]; do
       [ "$SECONDS" -lt "$deadline" ] || { echo "fn2 stayed '$state'" >&2; exit 1; }
-      case $state in down*|drain*|fail*) scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;; esac
+      if [ -z "$(squeue -h -w fn2 -t R,CG -o %i)" ] || [ "$SECONDS" -gt $((deadline - 120)) ]; then
+        case $state in
+          idle) ;;
+          down*|drain*|fail*) scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;;
+          *) scontrol update nodename=fn2 state=down reason=slipway-host-lost-test >/dev/null 2>&1 || true
+             scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;;
+        esac
+      fi
       sleep 1
     done
   )
