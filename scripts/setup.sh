@@ -31,6 +31,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# ccache keys on paths relative to the checkout, so a fresh clone reuses
+# what an earlier build compiled.
+export CCACHE_BASEDIR=$PWD
 BUILD_DIR=${SLIPWAY_BUILD_DIR:-build}
 CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [ "${CI:-}" = "true" ]; then
