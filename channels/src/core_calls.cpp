@@ -10,6 +10,18 @@
 namespace slipway::channels::detail {
 namespace {
 
+// What a caller sees for each way a callee can refuse or fail a call.
+Errc errc_of(wire::RemoteStatus status) {
+  switch (status) {
+    case wire::RemoteStatus::handler_failed: return Errc::remote_error;
+    case wire::RemoteStatus::no_such_method: return Errc::no_such_method;
+    case wire::RemoteStatus::message_too_large: return Errc::message_too_large;
+    case wire::RemoteStatus::overloaded: return Errc::overloaded;
+    case wire::RemoteStatus::bad_request: return Errc::protocol;
+  }
+  return Errc::protocol;
+}
+
 Bytes hello_payload(const std::string& label, const Bytes& address) {
   std::string_view name(label.data(), std::min<std::size_t>(label.size(), 255));
   Bytes out;
@@ -210,26 +222,13 @@ void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
     return;
   }
   const Call& call = it->second;
-  const std::string label = label_of(call.peer);
+  const auto status = static_cast<wire::RemoteStatus>(header.status);
   std::string remote = to_string(data);
-  std::string context = label + ": call '" + call.method + "' ";
-  switch (static_cast<wire::RemoteStatus>(header.status)) {
-    case wire::RemoteStatus::handler_failed:
-      fail(header.call_id, Errc::remote_error, context + "failed: " + remote, remote);
-      break;
-    case wire::RemoteStatus::no_such_method:
-      fail(header.call_id, Errc::no_such_method, context + "refused: " + remote, remote);
-      break;
-    case wire::RemoteStatus::message_too_large:
-      fail(header.call_id, Errc::message_too_large, context + "refused: " + remote, remote);
-      break;
-    case wire::RemoteStatus::overloaded:
-      fail(header.call_id, Errc::overloaded, context + "refused: " + remote, remote);
-      break;
-    case wire::RemoteStatus::bad_request:
-      fail(header.call_id, Errc::protocol, context + "refused: " + remote, remote);
-      break;
-  }
+  bool failed = status == wire::RemoteStatus::handler_failed;
+  fail(header.call_id, errc_of(status),
+       label_of(call.peer) + ": call '" + call.method + "' " + (failed ? "failed: " : "refused: ") +
+           remote,
+       remote);
 }
 
 void EndpointCore::on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status,

@@ -58,6 +58,12 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
       !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
     settings.config["MM_ERROR_HANDLING"] = "y";
   }
+  // A larger shared-memory queue (256 x 8 KiB rather than 64) lets a 1 MiB
+  // payload through without the sender waiting for room.
+  if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_FIFO_SIZE") &&
+      !std::getenv("UCX_SYSV_FIFO_SIZE") && !settings.config.count("MM_FIFO_SIZE")) {
+    settings.config["MM_FIFO_SIZE"] = "256";
+  }
   // A peer that dies silently (no TCP reset: shared memory, a lost host) is
   // noticed by UCX's keepalive; its default (20 s) is slower than typical
   // call timeouts.
@@ -108,8 +114,9 @@ EndpointCore::~EndpointCore() {
 }
 
 void EndpointCore::start() {
-  loop_->start("courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); },
-               options_.busy_poll);
+  loop_->start(
+      "courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); },
+      [this] { return *sends_in_flight_ > 0; }, options_.busy_poll);
 }
 
 void EndpointCore::shutdown() {

@@ -15,8 +15,10 @@ class SendOperation final : public ucx::Operation {
         payload_(std::move(payload)),
         call_id_(call_id),
         report_success_(report_success),
-        in_flight_(std::move(in_flight)) {
+        in_flight_(std::move(in_flight)),
+        total_in_flight_(core->sends_in_flight()) {
     ++*in_flight_;
+    ++*total_in_flight_;
   }
 
   const wire::Encoded& header() const { return header_; }
@@ -24,6 +26,7 @@ class SendOperation final : public ucx::Operation {
 
   void complete(ucs_status_t status, std::size_t) noexcept override {
     --*in_flight_;
+    --*total_in_flight_;
     if (call_id_ == 0 || (status == UCS_OK && !report_success_)) return;
     try {
       Event event;
@@ -42,7 +45,8 @@ class SendOperation final : public ucx::Operation {
   Bytes payload_;
   std::uint64_t call_id_;
   bool report_success_;
-  std::shared_ptr<std::size_t> in_flight_;  // the endpoint's count of sends in flight
+  std::shared_ptr<std::size_t> in_flight_;        // the UCX endpoint's sends in flight
+  std::shared_ptr<std::size_t> total_in_flight_;  // the courier endpoint's
 };
 
 }  // namespace

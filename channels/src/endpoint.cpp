@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "endpoint_core.hpp"
 
@@ -53,33 +54,38 @@ Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) co
   return future.get();
 }
 
-std::future<Bytes> Handle::call_async(const std::string& method, Bytes request,
-                                      Timeout timeout) const {
-  auto promise = std::make_shared<std::promise<Bytes>>();
+namespace {
+
+// Starts a call whose outcome fulfils a promise of T (Bytes, or void for
+// one-way sends).
+template <typename T>
+std::future<T> start_call(const detail::PeerLease& lease, const std::string& method,
+                          Bytes request, Timeout timeout) {
+  auto promise = std::make_shared<std::promise<T>>();
   auto future = promise->get_future();
-  lease_->core->start_call(lease_->peer, method, std::move(request), timeout, false,
-                           [promise](detail::CallResult&& result) {
-                             if (result.error) {
-                               promise->set_exception(result.error);
-                             } else {
-                               promise->set_value(std::move(result.value));
-                             }
-                           });
+  constexpr bool oneway = std::is_void_v<T>;
+  lease.core->start_call(lease.peer, method, std::move(request), timeout, oneway,
+                         [promise](detail::CallResult&& result) {
+                           if (result.error) {
+                             promise->set_exception(result.error);
+                           } else if constexpr (oneway) {
+                             promise->set_value();
+                           } else {
+                             promise->set_value(std::move(result.value));
+                           }
+                         });
   return future;
 }
 
+}  // namespace
+
+std::future<Bytes> Handle::call_async(const std::string& method, Bytes request,
+                                      Timeout timeout) const {
+  return start_call<Bytes>(*lease_, method, std::move(request), timeout);
+}
+
 std::future<void> Handle::send(const std::string& method, Bytes request, Timeout timeout) const {
-  auto promise = std::make_shared<std::promise<void>>();
-  auto future = promise->get_future();
-  lease_->core->start_call(lease_->peer, method, std::move(request), timeout, true,
-                           [promise](detail::CallResult&& result) {
-                             if (result.error) {
-                               promise->set_exception(result.error);
-                             } else {
-                               promise->set_value();
-                             }
-                           });
-  return future;
+  return start_call<void>(*lease_, method, std::move(request), timeout);
 }
 
 Endpoint::Endpoint(EndpointOptions options, std::shared_ptr<AddressDirectory> directory)

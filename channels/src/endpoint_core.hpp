@@ -133,6 +133,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Progress thread only (used by UCX callbacks and operations).
   void push(Event event);
   std::shared_ptr<ucx::Worker> worker() const { return worker_; }
+  const std::shared_ptr<std::size_t>& sends_in_flight() const { return sends_in_flight_; }
   std::size_t& receiving_bytes() { return receiving_bytes_; }
 
  private:
@@ -221,6 +222,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unordered_map<std::uint64_t, Caller> callers_;
   std::unordered_map<std::string, std::shared_ptr<AsyncHandler>> methods_;
   std::size_t queued_requests_ = 0;
+  // Sends of this endpoint in flight on any UCX endpoint (read by the loop).
+  std::shared_ptr<std::size_t> sends_in_flight_ = std::make_shared<std::size_t>(0);
   std::size_t receiving_bytes_ = 0;
   std::uint64_t next_generation_ = 0;
   bool warned_callers_full_ = false;

@@ -16,6 +16,9 @@
 namespace slipway::channels::detail {
 namespace {
 
+// How long the loop sleeps at a time while transfers of ours are in flight.
+constexpr std::chrono::microseconds kTransferWait{100};
+
 ChannelError os_error(const char* what) {
   return ChannelError(Errc::transport, std::string(what) + ": " + std::strerror(errno));
 }
@@ -56,8 +59,10 @@ ProgressLoop::~ProgressLoop() {
 }
 
 void ProgressLoop::start(std::string thread_name, Task after_progress,
-                         std::function<bool()> pending, std::chrono::microseconds busy_poll) {
+                         std::function<bool()> pending, std::function<bool()> transferring,
+                         std::chrono::microseconds busy_poll) {
   busy_poll_ = busy_poll;
+  transferring_ = std::move(transferring);
   after_progress_ = std::move(after_progress);
   pending_ = std::move(pending);
   {
@@ -139,14 +144,19 @@ void ProgressLoop::wait_idle() {
     idle = posted_.empty() && !stop_requested_;
   }
   if (idle && !pending_() && worker_->arm()) {
-    int timeout_ms = -1;
+    // Until the nearest timer (at most a minute), or kTransferWait while
+    // our transfers are in flight.
+    auto wait = std::chrono::nanoseconds(std::chrono::minutes(1));
     if (!timers_.empty()) {
-      auto wait = timers_.begin()->first.when - Clock::now();
-      auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
-      timeout_ms = ms < 0 ? 0 : static_cast<int>(std::min<long long>(ms, 60000));
+      wait = std::min(wait, std::max(std::chrono::nanoseconds(0),
+                                     std::chrono::nanoseconds(timers_.begin()->first.when -
+                                                              Clock::now())));
     }
+    if (transferring_()) wait = std::min<std::chrono::nanoseconds>(wait, kTransferWait);
+    timespec timeout{static_cast<time_t>(wait.count() / 1000000000),
+                     static_cast<long>(wait.count() % 1000000000)};
     epoll_event events[2];
-    int n = ::epoll_wait(epoll_fd_, events, 2, timeout_ms);
+    int n = ::epoll_pwait2(epoll_fd_, events, 2, &timeout, nullptr);
     for (int i = 0; i < n; ++i) {
       if (events[i].data.fd == wake_fd_) {
         std::uint64_t count = 0;

@@ -44,8 +44,11 @@ class ProgressLoop {
   // `after_progress` runs on the owner thread after every worker progress
   // (it handles what UCX callbacks queued); `pending` says whether it has
   // more to do (then the loop does not sleep).
+  // `transferring` says whether operations of the owner are in flight: then
+  // the loop sleeps at most 100 us at a time (UCX's shared-memory transports
+  // do not wake a sender whose queue to the peer was full).
   void start(std::string thread_name, Task after_progress, std::function<bool()> pending,
-             std::chrono::microseconds busy_poll);
+             std::function<bool()> transferring, std::chrono::microseconds busy_poll);
   void stop(Task on_stop, std::chrono::milliseconds drain);
 
   bool post(Task task);
@@ -79,6 +82,7 @@ class ProgressLoop {
 
   Task after_progress_;
   std::function<bool()> pending_;
+  std::function<bool()> transferring_;
   std::map<TimerKey, Task> timers_;
   std::uint64_t timer_seq_ = 0;
   std::chrono::microseconds busy_poll_{0};

@@ -4,23 +4,16 @@
 # episodes it ran. Needs SLIPWAY and SLIPWAY_COURIER_EXAMPLE (the built
 # slipway-courier-example, put on PATH for the topology's commands).
 set -euo pipefail
-: "${SLIPWAY:?path of the slipway binary}"
 : "${SLIPWAY_COURIER_EXAMPLE:?path of slipway-courier-example}"
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-runs=$(mktemp -d)
-trap 'rm -rf "$runs"' EXIT
 export PATH="$(dirname "$SLIPWAY_COURIER_EXAMPLE"):$PATH"
+source "$(dirname "${BASH_SOURCE[0]}")/example_lib.sh"
 
-status=0
-output=$(timeout 240 "$SLIPWAY" run "$root/examples/courier_cpp.toml" --run-root "$runs" 2>&1) || status=$?
-printf '%s\n' "$output"
-fail() { echo "courier_cpp_example: $*" >&2; exit 1; }
-[ "$status" -eq 0 ] || fail "slipway run exited with status $status"
+run_example courier_cpp.toml
 for r in 0 1 2; do
-  grep -Eq "^learner\.0: learner: actor\.$r ran [1-9][0-9]* episodes" <<<"$output" ||
-    fail "the learner did not hear from actor.$r"
+  expect "^learner\.0: learner: actor\.$r ran [1-9][0-9]* episodes" \
+    "the learner did not hear from actor.$r"
 done
-grep -Eq "^learner\.0: learner: done after [0-9]+ updates, .* from 3 actors" <<<"$output" ||
-  fail "the learner did not finish"
-grep -q "program 'courier-cpp' finished: all tasks finished" <<<"$output" || fail "no clean finish"
-echo "courier_cpp_example: ok"
+expect "^learner\.0: learner: done after [0-9]+ updates, .* from 3 actors" \
+  "the learner did not finish"
+expect "program 'courier-cpp' finished: all tasks finished" "no clean finish"
+echo "$script: ok"

@@ -1,0 +1,21 @@
+# Shared by the courier example scripts: run_example TOPOLOGY runs it under
+# `slipway run` (into a temporary run root) and leaves its output in $output;
+# fail MESSAGE ends the script; expect REGEX MESSAGE checks one line.
+: "${SLIPWAY:?path of the slipway binary}"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+runs=$(mktemp -d)
+trap 'rm -rf "$runs"' EXIT
+script=$(basename "$0" .sh)
+
+fail() { echo "$script: $*" >&2; exit 1; }
+
+run_example() {
+  local status=0
+  output=$(timeout 240 "$SLIPWAY" run "$root/examples/$1" --run-root "$runs" 2>&1) || status=$?
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ] || fail "slipway run exited with status $status"
+}
+
+expect() {
+  grep -Eq "$1" <<<"$output" || fail "$2"
+}
