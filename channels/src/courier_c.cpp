@@ -196,8 +196,8 @@ int slipway_endpoint_replicas(slipway_endpoint* endpoint, const char* node, int6
                               uint32_t* count, slipway_error* error) {
   return guarded(error, [&] {
     if (!node || !count) throw ChannelError(Errc::invalid_argument, "node and count are required");
-    auto handles = endpoint->endpoint->resolve_all(node, std::chrono::milliseconds(std::max<int64_t>(timeout_ms, 0)));
-    *count = static_cast<uint32_t>(handles.size());
+    *count = endpoint->endpoint->replica_count(
+        node, std::chrono::milliseconds(std::max<int64_t>(timeout_ms, 0)));
   });
 }
 

@@ -178,8 +178,7 @@ Handle Endpoint::resolve(const std::string& node, std::uint32_t replica) {
   return Handle(std::move(lease));
 }
 
-std::vector<Handle> Endpoint::resolve_all(const std::string& node,
-                                          std::chrono::milliseconds timeout) {
+std::uint32_t Endpoint::replica_count(const std::string& node, std::chrono::milliseconds timeout) {
   auto count = directory("resolve_all()").replicas(node, timeout);
   if (!count) {
     throw ChannelError(Errc::not_resolved,
@@ -187,9 +186,15 @@ std::vector<Handle> Endpoint::resolve_all(const std::string& node,
                            std::to_string(timeout.count()) + " ms; check the node's name and "
                            "that its tasks have started");
   }
+  return *count;
+}
+
+std::vector<Handle> Endpoint::resolve_all(const std::string& node,
+                                          std::chrono::milliseconds timeout) {
+  std::uint32_t count = replica_count(node, timeout);
   std::vector<Handle> handles;
-  handles.reserve(*count);
-  for (std::uint32_t i = 0; i < *count; ++i) handles.push_back(resolve(node, i));
+  handles.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) handles.push_back(resolve(node, i));
   return handles;
 }
 

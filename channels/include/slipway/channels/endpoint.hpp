@@ -141,6 +141,9 @@ class Endpoint {
   // `timeout` for the directory to know how many there are.
   std::vector<Handle> resolve_all(const std::string& node,
                                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // How many replicas node has, as resolve_all() learns it; throws
+  // Errc::not_resolved when that is not known within `timeout`.
+  std::uint32_t replica_count(const std::string& node, std::chrono::milliseconds timeout);
   // A handle to an explicitly given worker address; `label` names it.
   Handle connect(ByteView address, const std::string& label = {});
 
