@@ -70,10 +70,6 @@ void ControlPlane::clear_stop(const std::string& node, std::uint32_t replica) {
   impl_->server->erase("stop/" + node + "/" + std::to_string(replica));
 }
 
-void ControlPlane::put(const std::string& key, const std::string& value) {
-  impl_->server->put(key, value);
-}
-
 void ControlPlane::declare(const std::string& node, std::uint32_t replicas) {
   impl_->server->declare(node, replicas);
 }

@@ -50,8 +50,6 @@ class ControlPlane {
   // SIGKILL). clear_stop removes it before a relaunch.
   void stop_task(const std::string& node, std::uint32_t replica, const std::string& reason);
   void clear_stop(const std::string& node, std::uint32_t replica);
-  // Program-scope key for every task (e.g. the plan).
-  void put(const std::string& key, const std::string& value);
   // Declares how many replicas a node has (fences over the program).
   void declare(const std::string& node, std::uint32_t replicas);
 
