@@ -67,12 +67,16 @@ void become_subreaper();
 // already gone (the caller should then stop).
 bool die_with_parent(int sig);
 
+// Whether this process has any child, running or not yet reaped.
+bool has_children();
+
 // Every live descendant of `root` (children, their children, ...), found
 // through /proc. Used with become_subreaper() to leave no orphan behind.
 std::vector<pid_t> descendants_of(pid_t root);
 
 // Terminates every descendant of this process: SIGTERM to each, then
-// SIGKILL to whatever is left after `grace`; reaps what it can.
+// SIGKILL to whatever is left after `grace`; reaps what it can. Cheap when
+// this process (a subreaper) has no child left: no /proc scan then.
 void terminate_descendants(std::chrono::milliseconds grace);
 
 }  // namespace slipway::exec
