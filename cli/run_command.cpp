@@ -31,7 +31,6 @@ void register_run(CLI::App& app, CommandContext& ctx) {
       "1 when a task failed beyond its max_retries, 2 for an invalid topology,\n"
       "128+N when stopped by signal N.");
   cmd->callback([&ctx, options, grace_s, wire_s] {
-    options->exec_path = sibling_program("slipway-exec");
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
     ctx.exit_code = launch::run_local(*options);

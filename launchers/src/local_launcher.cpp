@@ -1,5 +1,5 @@
-// The local launcher: plans on this host and starts one slipway-exec per
-// launch unit as a child process (see local_launcher.hpp).
+// The local launcher: plans on this host and starts one task agent per
+// launch unit, each a forked child process (see local_launcher.hpp).
 #include "slipway/launch/local_launcher.hpp"
 
 #include <signal.h>
@@ -8,9 +8,8 @@
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
+#include "slipway/exec/agent_entry.hpp"
 #include "slipway/exec/line_prefixer.hpp"
-
-extern char** environ;
 
 namespace slipway::launch {
 namespace {
@@ -21,21 +20,17 @@ class LocalRun : public LauncherLoop {
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace), options_(options) {}
 
  protected:
+  // The agent runs in a forked copy of the launcher rather than as a new
+  // slipway-exec program: the same code, without an exec, a dynamic link
+  // and a plan file to parse per task.
   pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
-    exec::SpawnOptions spawn;
-    spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                  std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
-                  std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
-                  std::to_string(options_.wire_timeout.count())};
-    for (std::uint32_t task : units()[unit].tasks) {
-      spawn.argv.push_back("--task");
-      spawn.argv.push_back(plan().tasks[task].name());
-    }
-    for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
-    spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
-    spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
-    spawn.parent_death_signal = SIGTERM;
-    return exec::spawn(spawn);
+    exec::AgentOptions agent;
+    for (std::uint32_t task : units()[unit].tasks) agent.tasks.push_back(plan().tasks[task].name());
+    agent.attempt = static_cast<std::uint32_t>(attempt);
+    agent.log_dir = run_dir().logs_path();
+    agent.grace = options_.grace / 2;
+    agent.wire_timeout = options_.wire_timeout;
+    return exec::fork_agent(plan(), agent, env);
   }
 
  private:

@@ -4,15 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 
 #include "slipway/core/plan_json.hpp"
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/rendezvous_wiring.hpp"
-#include "slipway/exec/task_agent.hpp"
-#ifdef SLIPWAY_HAVE_PMIX
-#include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
-#endif
+#include "slipway/exec/agent_entry.hpp"
 
 int main(int argc, char** argv) {
   using namespace slipway;
@@ -38,9 +32,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
-    wire_timeout_ms = std::atoll(seconds) * 1000;
-  }
   options.grace = std::chrono::milliseconds(grace_ms);
   options.wire_timeout = std::chrono::milliseconds(wire_timeout_ms);
 
@@ -51,23 +42,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "slipway-exec: %s\n", e.what());
     return 1;
   }
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
-    options.advertise_host = forced;
-  } else if (const char* rdzv = std::getenv("SLIPWAY_RDZV"); rdzv && *rdzv) {
-    // The address this host has on the route to the rendezvous is one every
-    // peer of the program can reach.
-    options.advertise_host = exec::local_address_toward(exec::endpoint_host(rdzv)).value_or("");
-  }
-  exec::WiringFactory wiring;
-  try {
-    wiring = exec::rendezvous_wiring_from_environment(options.attempt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "slipway-exec: %s\n", e.what());
-    return 1;
-  }
-#ifdef SLIPWAY_HAVE_PMIX
-  auto mpi_hooks = pmix::make_mpi_task_hooks(options.tasks);
-  options.hooks.push_back(mpi_hooks.get());
-#endif
-  return exec::run_agent(plan, options, wiring);
+  return exec::agent_main(plan, options);
 }

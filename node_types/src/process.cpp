@@ -1,10 +1,12 @@
-// Child process control for the launch layer: spawn with exec-failure
-// reporting, reaping, process groups, subreaper and descendant teardown.
+// Child process control for the launch layer: spawn (clone with a shared
+// address space, as posix_spawn) with exec-failure reporting, reaping, process groups, subreaper and descendant teardown.
 #include "slipway/exec/process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,12 +22,11 @@
 #include "slipway/exec/unique_fd.hpp"
 
 namespace slipway::exec {
-namespace {
 
-// Closes every descriptor >= `first` except `keep`. close_range(2) where the
-// kernel has it (one call), else a loop up to the descriptor limit (which
-// can be a million: that loop used to be most of a task's start-up).
-void close_all_from(int first, int keep) {
+void close_descriptors_from(int first, int keep) {
+  // close_range(2) where the kernel has it (one call), else a loop up to the
+  // descriptor limit, which can be a million (that loop once was most of a
+  // task's start-up).
   unsigned lo = static_cast<unsigned>(first);
   unsigned k = static_cast<unsigned>(keep);
   bool ranged = true;
@@ -41,15 +42,30 @@ void close_all_from(int first, int keep) {
   }
 }
 
-// Runs in the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void child_exec(const SpawnOptions& o, char* const* argv, char* const* envp,
-                             int report_fd) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+namespace {
+
+// What the child of spawn() reads and writes: it shares our memory
+// (CLONE_VM) until it execs, so an exec failure comes back in `error`.
+struct ChildArgs {
+  const SpawnOptions* options;
+  char* const* argv;
+  char* const* envp;
+  int error;
+};
+
+// Runs in the child between clone and exec, on its own stack in our memory:
+// only async-signal-safe calls, no allocation, nothing written but `error`.
+int child_exec(void* raw) {
+  auto* args = static_cast<ChildArgs*>(raw);
+  const SpawnOptions& o = *args->options;
+  // Every signal is blocked (the parent did that before clone): reset the
+  // dispositions first, then unblock, so no handler of ours runs here.
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
   }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   if (o.new_process_group) setpgid(0, 0);
   if (o.parent_death_signal != 0) prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
   auto dup_to = [](int from, int to) {
@@ -58,18 +74,33 @@ void close_all_from(int first, int keep) {
   dup_to(o.stdin_fd, STDIN_FILENO);
   dup_to(o.stdout_fd, STDOUT_FILENO);
   dup_to(o.stderr_fd, STDERR_FILENO);
-  close_all_from(3, report_fd);
-  int err = 0;
+  close_descriptors_from(3);
   if (!o.workdir.empty() && chdir(o.workdir.c_str()) != 0) {
-    err = errno;
+    args->error = errno;
   } else {
-    execvpe(argv[0], argv, envp);
-    err = errno;
+    execvpe(args->argv[0], args->argv, args->envp);
+    args->error = errno;
   }
-  ssize_t ignored = write(report_fd, &err, sizeof err);
-  (void)ignored;
   _exit(127);
 }
+
+// The child's stack: mapped per spawn, unmapped once the child has exec'd.
+class ChildStack {
+ public:
+  static constexpr std::size_t kSize = 256 * 1024;  // execvpe builds paths on it
+  ChildStack() {
+    base_ = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                 -1, 0);
+    if (base_ == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "spawn: mmap");
+  }
+  ~ChildStack() { munmap(base_, kSize); }
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+  void* top() const { return static_cast<char*>(base_) + kSize; }
+
+ private:
+  void* base_;
+};
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -104,34 +135,31 @@ pid_t spawn(const SpawnOptions& options) {
   if (options.argv.empty()) {
     throw std::system_error(EINVAL, std::generic_category(), "spawn: empty command");
   }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    throw std::system_error(errno, std::generic_category(), "spawn: pipe");
-  }
-  UniqueFd read_end(pipe_fds[0]);
-  UniqueFd write_end(pipe_fds[1]);
   auto argv = c_strings(options.argv);
   auto envp = c_strings(options.env);
-  pid_t pid = fork();
-  if (pid < 0) throw std::system_error(errno, std::generic_category(), "spawn: fork");
-  if (pid == 0) child_exec(options, argv.data(), envp.data(), write_end.get());
-  write_end.reset();
-  // Also set the group from the parent, so a signal sent right after
-  // spawn() returns reaches the group whichever process ran first.
-  if (options.new_process_group) setpgid(pid, pid);
-  int child_errno = 0;
-  ssize_t n;
-  do {
-    n = read(read_end.get(), &child_errno, sizeof child_errno);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+  ChildArgs args{&options, argv.data(), envp.data(), 0};
+  ChildStack stack;
+  // As posix_spawn does: the child shares our memory and we wait (VFORK)
+  // until it has exec'd, so no page table is copied however large this
+  // process is. All signals stay blocked across the clone.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = clone(child_exec, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) throw std::system_error(clone_errno, std::generic_category(), "spawn: clone");
+  if (args.error != 0) {
     int status = 0;
     waitpid(pid, &status, 0);
-    std::string what = options.workdir.empty() || child_errno != ENOENT
+    std::string what = options.workdir.empty() || args.error != ENOENT
                            ? "cannot run '" + options.argv[0] + "'"
                            : "cannot run '" + options.argv[0] + "' in '" + options.workdir + "'";
-    throw std::system_error(child_errno, std::generic_category(), what);
+    throw std::system_error(args.error, std::generic_category(), what);
   }
+  // Also set the group from here, so a signal sent right after spawn()
+  // returns reaches the group (the child set it already: VFORK).
+  if (options.new_process_group) setpgid(pid, pid);
   return pid;
 }
 

@@ -4,7 +4,8 @@
 // Contract: validates and plans the topology (problems go to stderr as
 // FILE:LINE:COL lines; returns 2, nothing started), creates a run directory
 // (printed on stderr), runs the rendezvous in-process, starts every task
-// (one slipway-exec per task, or per colocated group replica), supervises
+// (one task agent per task, or per colocated group replica, each a forked
+// child running exec::fork_agent, the code of slipway-exec), supervises
 // them (supervisor.hpp: retries with backoff, daemons stopped at the end),
 // and returns 0 only when every non-daemon task succeeded. SIGINT/SIGTERM/
 // SIGHUP stop the program in order (SIGTERM, then SIGKILL after the grace
@@ -23,7 +24,6 @@ struct LocalRunOptions {
   std::string topology_path;
   core::LocalAllocationOptions allocation;
   std::string run_root;      // empty: default_run_root()
-  std::string exec_path;     // the slipway-exec binary
   std::chrono::milliseconds grace{10000};
   std::chrono::milliseconds wire_timeout{300000};
   bool verbose = false;

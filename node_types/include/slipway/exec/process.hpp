@@ -1,7 +1,9 @@
 // Starting, signalling and reaping child processes for the launch layer.
 //
 // Contract:
-// - spawn() forks and execs argv[0] (searched in PATH when it has no '/')
+// - spawn() starts a child sharing this process's memory until it execs
+//   (clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no page table is
+//   copied, the calling thread waits until the exec) and execs argv[0] (searched in PATH when it has no '/')
 //   with exactly `env`, in `workdir` when set. The child is put in its own
 //   process group when `new_process_group` is set, asks the kernel for
 //   `parent_death_signal` when its parent thread dies (0: none), has every
@@ -34,7 +36,7 @@ struct SpawnOptions {
 };
 
 // Starts the process; returns its pid. Throws std::system_error on failure
-// (fork failure, or the child's chdir/exec failure reported through a pipe).
+// (clone failure, or the child's chdir/exec failure).
 pid_t spawn(const SpawnOptions& options);
 
 // How a child ended, as waitpid reports it.
@@ -66,6 +68,10 @@ void become_subreaper();
 // Asks for `sig` when the parent dies; returns false when the parent is
 // already gone (the caller should then stop).
 bool die_with_parent(int sig);
+
+// Closes every descriptor >= `first` except `keep` (-1: none kept).
+// Async-signal-safe: usable between fork and exec.
+void close_descriptors_from(int first, int keep = -1);
 
 // Whether this process has any child, running or not yet reaped.
 bool has_children();
