@@ -218,8 +218,11 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     pollfd fds[2] = {{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}};
     if (poll(fds, 2, timeout) < 0 && errno != EINTR) break;
-    if (fds[0].revents & POLLIN) on_signals();
+    // Stop requests first: a task that exits because of a stop must find
+    // the program already stopping, not count as a failure (the rendezvous
+    // tells the launcher of a stop before it tells any task).
     if (fds[1].revents & POLLIN) on_wakeup();
+    if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
   }
   // Nothing of the program outlives the launcher.

@@ -268,7 +268,8 @@ void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
 }
 
 // Ends every public engine call: forgets closed connections, then hands
-// queued events to the in-process observer (which may call the engine again).
+// queued events to the in-process observer (which may call the engine
+// again), then tells subscribers of a stop the observer has now heard.
 void Engine::State::reap() {
   for (ConnId id : doomed) conns.erase(id);
   doomed.clear();
@@ -277,6 +278,7 @@ void Engine::State::reap() {
     events.swap(observer_queue);
     for (const auto& e : events) options.on_event(e);
   }
+  send_due_stop();
 }
 
 void Engine::put(const std::string& key, const std::string& value) {

@@ -87,11 +87,23 @@ void Engine::State::begin_stop(const std::string& reason) {
   if (stopping) return;
   stopping = true;
   stop_reason = reason;
+  // The observer (the launcher) hears of the stop before any task can: the
+  // broadcast waits for reap(), after the observer, so a task stopped by it
+  // is never mistaken for a failure.
   Event e;
   e.kind = EventKind::program_stopping;
   e.reason = reason;
-  if (!subscribers.empty()) broadcast(*this, e, nullptr);
   if (options.on_event) observer_queue.push_back(std::move(e));
+  stop_broadcast_due = true;
+}
+
+void Engine::State::send_due_stop() {
+  if (!stop_broadcast_due) return;
+  stop_broadcast_due = false;
+  Event e;
+  e.kind = EventKind::program_stopping;
+  e.reason = stop_reason;
+  if (!subscribers.empty()) broadcast(*this, e, nullptr);
 }
 
 }  // namespace slipway::rendezvous

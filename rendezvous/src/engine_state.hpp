@@ -125,6 +125,9 @@ struct Engine::State {
   std::vector<Event> observer_queue;  // for options.on_event, delivered by reap()
   bool stopping = false;
   std::string stop_reason;
+  // program_stopping still to be pushed to subscribers: reap() sends it
+  // after the in-process observer has heard it (see begin_stop).
+  bool stop_broadcast_due = false;
 
   TimePoint next_scan = TimePoint::min();
   std::string scratch;  // encoding buffer, reused
@@ -178,6 +181,7 @@ struct Engine::State {
   void publish_member(EventKind kind, const MemberRecord& record);
   void publish_key(const std::string& key, const std::string* value);
   void begin_stop(const std::string& reason);
+  void send_due_stop();
 };
 
 }  // namespace slipway::rendezvous

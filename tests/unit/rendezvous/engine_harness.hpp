@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -159,11 +160,16 @@ class Harness {
 
   RecordingTransport transport;
   std::vector<Event> observed;
+  // Called as the in-process observer hears each event (after `observed`).
+  std::function<void(const Event&)> on_observed;
 
  private:
   EngineOptions make_options(EngineOptions o) {
     if (o.token.empty()) o = defaults();
-    o.on_event = [this](const Event& e) { observed.push_back(e); };
+    o.on_event = [this](const Event& e) {
+      observed.push_back(e);
+      if (on_observed) on_observed(e);
+    };
     std::uint8_t counter = 0;
     o.make_nonce = [counter]() mutable {
       wire::Nonce n{};

@@ -198,6 +198,25 @@ TEST_CASE("rendezvous: observers may not leave or fence", "[rendezvous][engine]"
   CHECK(h.engine().members().empty());
 }
 
+TEST_CASE("rendezvous: the observer hears of a stop before any subscriber is told",
+          "[rendezvous][engine]") {
+  // The launcher must know the program is stopping before a task, stopped by
+  // it, exits: else that exit looks like a failure.
+  Harness h;
+  const ConnId a = h.join("a", 0);
+  REQUIRE(h.request(a, wire::Subscribe{h.next_id(), kAllEvents, ""}).status == Status::ok);
+  std::size_t told_before_observer = 99;
+  h.on_observed = [&](const Event& e) {
+    if (e.kind == EventKind::program_stopping) told_before_observer = h.events_of(a).size();
+  };
+  const ConnId o = h.observer();
+  REQUIRE(h.request(o, wire::RequestStop{h.next_id(), "user asked"}).status == Status::ok);
+  CHECK(told_before_observer == 0);
+  auto events = h.events_of(a);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventKind::program_stopping);
+}
+
 TEST_CASE("rendezvous: request_stop reaches subscribers, late ones too, and the observer",
           "[rendezvous][engine]") {
   Harness h;
