@@ -5,11 +5,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <optional>
+#include <string>
+
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/agent_entry.hpp"
 #include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/local_address.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -30,11 +34,17 @@ class LocalRun : public LauncherLoop {
     agent.log_dir = run_dir().logs_path();
     agent.grace = options_.grace / 2;
     agent.wire_timeout = options_.wire_timeout;
+    if (!advertise_host_) {  // once, not per agent: every agent runs here
+      advertise_host_ =
+          exec::local_address_toward(exec::endpoint_host(control().endpoint())).value_or("");
+    }
+    agent.advertise_host = *advertise_host_;
     return exec::fork_agent(plan(), agent, env);
   }
 
  private:
   const LocalRunOptions& options_;
+  std::optional<std::string> advertise_host_;
 };
 
 }  // namespace

@@ -27,7 +27,8 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
   }
   if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
     options.advertise_host = forced;
-  } else if (const char* rdzv = std::getenv("SLIPWAY_RDZV"); rdzv && *rdzv) {
+  } else if (const char* rdzv = std::getenv("SLIPWAY_RDZV");
+             options.advertise_host.empty() && rdzv && *rdzv) {
     // The address this host has on the route to the rendezvous is one every
     // peer of the program can reach.
     options.advertise_host = local_address_toward(endpoint_host(rdzv)).value_or("");
