@@ -53,6 +53,7 @@ pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
   // thread exists in the child and it must not wait on a lock another
   // thread of the parent held.
   pid_t parent = getpid();
+  std::fflush(nullptr);  // or the child would write the parent's buffered output again
   pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (pid > 0) {

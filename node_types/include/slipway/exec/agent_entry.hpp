@@ -16,7 +16,10 @@
 // reaches the launcher only), asks for SIGTERM when its parent dies, blocks
 // the agent's signals, adds `env` ("NAME=VALUE", later entries win) to its
 // environment, and never returns: it _exits with the agent's code. The
-// caller may have other threads; the child touches none of their state.
+// caller may have other threads; the child touches none of their state
+// (one caveat: the launcher's rendezvous thread logs warnings through
+// spdlog, and a fork in the middle of such a line would leave spdlog's lock
+// held in the child, where only a throwing rendezvous callback logs).
 #pragma once
 
 #include <sys/types.h>
