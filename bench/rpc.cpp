@@ -6,15 +6,22 @@
 //   slipway-bench rpc [--tls LIST;LIST] [--iters N] [--sizes 8,65536,1048576]
 //                     [--busy-poll-us U]
 //
-// Each transport (default "tcp;posix,cma") is measured with courier's
-// defaults (event-driven: sleeps in epoll, wakes per message) and with
-// EndpointOptions::busy_poll = U us (default 200), which polls as perftest
-// does. Last line: rpc: perftest_ratio_8B=R grpc_speedup_8B=G ... for the
-// first transport with defaults, then the same keys suffixed _busypoll,
-// _shm and _shm_busypoll. R is courier p50 / perftest p50 (perftest's
-// one-way latency doubled); G is gRPC p50 / courier p50.
+// Each transport (default "tcp;posix,cma") is measured in three modes:
+// "default" (EndpointOptions as they come: callers drive the worker while
+// they wait, progress threads poll for a learnt window after activity and
+// sleep in epoll when idle), "sleep" (caller_progress off, poll_limit 0:
+// every wait sleeps in epoll, the defaults before caller-side progress) and
+// "busypoll" (busy_poll = U us, default 200). Beside each courier figure:
+// the CPU time both processes spent per round trip.
+//
+// Last line: rpc: perftest_ratio_8B=R grpc_speedup_8B=G ... (every size)
+// for the first transport in the default mode, then the same keys suffixed
+// _<transport>_<mode> for every transport and mode (the headline's too),
+// e.g. perftest_ratio_8B_posix_cma_busypoll. R is courier p50 / perftest p50
+// (perftest's one-way latency doubled); G is gRPC p50 / courier p50.
 #if __has_include("slipway/channels/endpoint.hpp") && __has_include("slipway/exec/process.hpp")
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,9 +29,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -46,6 +55,31 @@ using Clock = std::chrono::steady_clock;
 struct Latency {
   double p50_us = 0;
   double p99_us = 0;
+  double cpu_us = 0;  // CPU time of caller and callee per round trip (courier only)
+};
+
+// CPU time (ns) that all threads of process `pid` have run, from schedstat.
+double cpu_ns(pid_t pid) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  double total = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* entry = ::readdir(d)) {
+      if (entry->d_name[0] == '.') continue;
+      std::ifstream in(dir + "/" + entry->d_name + "/schedstat");
+      double ns = 0;
+      if (in >> ns) total += ns;
+    }
+    ::closedir(d);
+  }
+  return total;
+}
+
+// The modes a courier figure is measured in.
+struct Mode {
+  std::string name;
+  bool caller_progress = true;
+  int poll_limit_us = -1;  // -1: the default
+  int busy_poll_us = 0;
 };
 
 Latency percentiles(std::vector<double> samples) {
@@ -105,6 +139,7 @@ class Child {
   void kill() {
     if (pid_ > 0) ::kill(pid_, SIGKILL);
   }
+  pid_t pid() const { return pid_; }
   // One line of its stdout, waiting at most `timeout`.
   std::optional<std::string> read_line(std::chrono::milliseconds timeout) {
     auto deadline = Clock::now() + timeout;
@@ -156,17 +191,19 @@ channels::Bytes from_hex(const std::string& text) {
 }
 
 channels::EndpointOptions bench_options(const std::string& tls, const std::string& name,
-                                        int busy_poll_us) {
+                                        const Mode& mode) {
   channels::EndpointOptions options;
   options.tls = tls;
   options.name = name;
-  options.busy_poll = std::chrono::microseconds(busy_poll_us);
+  options.caller_progress = mode.caller_progress;
+  if (mode.poll_limit_us >= 0) options.poll_limit = std::chrono::microseconds(mode.poll_limit_us);
+  options.busy_poll = std::chrono::microseconds(mode.busy_poll_us);
   return options;
 }
 
 // The callee process: serves "echo" until its stdin closes.
-int serve(const std::string& tls, int busy_poll_us) {
-  channels::Endpoint server(bench_options(tls, "bench-callee", busy_poll_us));
+int serve(const std::string& tls, const Mode& mode) {
+  channels::Endpoint server(bench_options(tls, "bench-callee", mode));
   server.register_method("echo", [](channels::ByteView request) { return channels::to_bytes(request); });
   std::printf("address %s\n", to_hex(server.address()).c_str());
   std::fflush(stdout);
@@ -176,25 +213,33 @@ int serve(const std::string& tls, int busy_poll_us) {
   return 0;
 }
 
-Latency measure_courier(const std::string& tls, std::size_t size, int iters, int busy_poll_us) {
-  Child callee({self_dir() + "/slipway-bench", "rpc", "--serve", tls, std::to_string(busy_poll_us)},
+Latency measure_courier(const std::string& tls, std::size_t size, int iters, const Mode& mode) {
+  Child callee({self_dir() + "/slipway-bench", "rpc", "--serve", tls, mode.name,
+                mode.caller_progress ? "1" : "0", std::to_string(mode.poll_limit_us),
+                std::to_string(mode.busy_poll_us)},
                "", true);
   auto line = callee.read_line(std::chrono::seconds(30));
   if (!line || line->rfind("address ", 0) != 0) throw std::runtime_error("the courier callee did not start");
-  channels::Endpoint client(bench_options(tls, "bench-caller", busy_poll_us));
+  channels::Endpoint client(bench_options(tls, "bench-caller", mode));
   auto handle = client.connect(from_hex(line->substr(8)), "bench-callee");
   channels::Bytes request(size, std::byte{0x5a});
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(iters));
   int warmup = std::max(10, iters / 10);
+  double cpu_start = 0;
+  auto cpu_now = [&] { return cpu_ns(::getpid()) + cpu_ns(callee.pid()); };
   for (int i = 0; i < warmup + iters; ++i) {
+    if (i == warmup) cpu_start = cpu_now();
     auto start = Clock::now();
     auto reply = handle.call("echo", request);
     auto end = Clock::now();
     if (reply.size() != size) throw std::runtime_error("courier echo returned a wrong size");
     if (i >= warmup) samples.push_back(std::chrono::duration<double, std::micro>(end - start).count());
   }
-  return percentiles(std::move(samples));
+  double cpu = (cpu_now() - cpu_start) / 1000.0 / iters;
+  Latency out = percentiles(std::move(samples));
+  out.cpu_us = cpu;
+  return out;
 }
 
 // ucx_perftest's "typical" latency (the -R percentile, one way) of ucp_am_lat.
@@ -277,18 +322,29 @@ std::string ratio(double numerator, double denominator) {
 std::string cell(const std::optional<Latency>& l) {
   if (!l) return "n/a";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f / %.1f", l->p50_us, l->p99_us);
+  if (l->cpu_us > 0) {
+    std::snprintf(buf, sizeof buf, "%.1f / %.1f (%.0f)", l->p50_us, l->p99_us, l->cpu_us);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f / %.1f", l->p50_us, l->p99_us);
+  }
   return buf;
 }
 
-bool is_shared_memory(const std::string& tls) { return tls.find("tcp") == std::string::npos; }
+// "posix,cma" -> "posix_cma": a transport list as part of a key.
+std::string key_of(const std::string& tls) {
+  std::string out;
+  for (char c : tls) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
 
 int run(const std::vector<std::string>& args) {
   std::vector<std::string> transports = {"tcp", "posix,cma"};
   int iters = 10000;
   int busy_poll_us = 200;
   std::vector<std::size_t> sizes = {8, 64 * 1024, 1 << 20};
-  if (args.size() == 3 && args[0] == "--serve") return serve(args[1], std::stoi(args[2]));
+  if (args.size() == 6 && args[0] == "--serve") {
+    return serve(args[1], Mode{args[2], args[3] == "1", std::stoi(args[4]), std::stoi(args[5])});
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() -> std::string {
       if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
@@ -315,44 +371,56 @@ int run(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  const std::vector<Mode> modes = {{"default", true, -1, 0},
+                                   {"sleep", false, 0, 0},
+                                   {"busypoll", true, -1, busy_poll_us}};
   std::printf("rpc: round-trip latency, callee in its own process. courier = slipway courier "
-              "RPC (call() of an echo method); perftest = ucx_perftest ucp_am_lat on the same "
-              "UCX_TLS (one-way latency x2); grpc = gRPC C++ unary echo on TCP loopback\n");
-  std::printf("%-10s %-8s %7s %22s %22s %22s %22s\n", "UCX_TLS", "size", "iters",
-              "courier p50/p99 us", "courier+poll p50/p99", "perftest p50/p99 us",
-              "grpc p50/p99 us");
+              "RPC (call() of an echo method) in modes default (caller-side progress, learnt "
+              "poll window, epoll when idle), sleep (every wait in epoll) and busypoll "
+              "(busy_poll %d us), p50 / p99 us (CPU us of both processes per call); "
+              "perftest = ucx_perftest ucp_am_lat on the same UCX_TLS (one-way latency x2); "
+              "grpc = gRPC C++ unary echo on TCP loopback\n",
+              busy_poll_us);
+  std::printf("%-10s %-7s %6s %22s %22s %22s %16s %16s\n", "UCX_TLS", "size", "iters",
+              "courier default", "courier sleep", "courier busypoll", "perftest", "grpc");
   std::map<std::size_t, std::optional<Latency>> grpc;
+  std::string headline;
   std::string summary;
   int port = 13500 + static_cast<int>(::getpid() % 1000) * 8;
   for (std::size_t t = 0; t < transports.size(); ++t) {
     const std::string& tls = transports[t];
-    std::string suffix = t == 0 ? "" : is_shared_memory(tls) ? "_shm" : "_" + std::to_string(t);
-    std::string polled;
+    std::map<std::string, std::string> by_mode;
     for (std::size_t size : sizes) {
       int n = size >= (1u << 20) ? std::max(100, iters / 20)
               : size >= 65536    ? std::max(200, iters / 4)
                                  : iters;
-      Latency courier = measure_courier(tls, size, n, 0);
-      Latency courier_poll = measure_courier(tls, size, n, busy_poll_us);
+      std::vector<Latency> courier;
+      for (const auto& mode : modes) courier.push_back(measure_courier(tls, size, n, mode));
       auto perftest = measure_perftest(tls, size, std::min(n, 2000), port);
       port += 2;
       if (!grpc.count(size)) grpc[size] = measure_grpc(size, n);
       const auto& g = grpc[size];
-      std::printf("%-10s %-8s %7d %22s %22s %22s %22s\n", tls.c_str(), size_label(size).c_str(), n,
-                  cell(courier).c_str(), cell(courier_poll).c_str(), cell(perftest).c_str(),
-                  cell(g).c_str());
+      std::printf("%-10s %-7s %6d %22s %22s %22s %16s %16s\n", tls.c_str(),
+                  size_label(size).c_str(), n, cell(courier[0]).c_str(), cell(courier[1]).c_str(),
+                  cell(courier[2]).c_str(), cell(perftest).c_str(), cell(g).c_str());
       std::fflush(stdout);
       std::string label = size_label(size);
       double pt = perftest ? perftest->p50_us : 0;
       double gp = g ? g->p50_us : 0;
-      summary += " perftest_ratio_" + label + suffix + "=" + ratio(courier.p50_us, pt);
-      summary += " grpc_speedup_" + label + suffix + "=" + ratio(gp, courier.p50_us);
-      polled += " perftest_ratio_" + label + suffix + "_busypoll=" + ratio(courier_poll.p50_us, pt);
-      polled += " grpc_speedup_" + label + suffix + "_busypoll=" + ratio(gp, courier_poll.p50_us);
+      if (t == 0) {
+        headline += " perftest_ratio_" + label + "=" + ratio(courier[0].p50_us, pt);
+        headline += " grpc_speedup_" + label + "=" + ratio(gp, courier[0].p50_us);
+      }
+      for (std::size_t m = 0; m < modes.size(); ++m) {
+        std::string suffix = "_" + key_of(tls) + "_" + modes[m].name;
+        by_mode[modes[m].name] += " perftest_ratio_" + label + suffix + "=" +
+                                  ratio(courier[m].p50_us, pt) + " grpc_speedup_" + label +
+                                  suffix + "=" + ratio(gp, courier[m].p50_us);
+      }
     }
-    summary += polled;
+    for (const auto& mode : modes) summary += by_mode[mode.name];
   }
-  std::printf("rpc:%s\n", summary.c_str());
+  std::printf("rpc:%s%s\n", headline.c_str(), summary.c_str());
   return 0;
 }
 

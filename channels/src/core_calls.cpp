@@ -3,6 +3,8 @@
 // timeouts, and what happens to calls in flight when a callee restarts,
 // leaves or fails.
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 
 #include "endpoint_core.hpp"
 #include "slipway/channels/ucx/status.hpp"
@@ -149,40 +151,106 @@ void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes r
   }
   auto wait = timeout_or_default(timeout);
   counters_.calls_started++;
-  auto begin = [this, peer_id, method = std::move(method), request = std::move(request), wait,
-                oneway, done = std::move(done)]() mutable {
-    auto pit = peers_.find(peer_id);
-    if (stopping_ || pit == peers_.end()) {
-      done({{}, std::make_exception_ptr(ChannelError(
-                    Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))});
-      return;
-    }
-    std::uint64_t id = ++next_call_;
-    Call& call = calls_[id];
-    call.peer = peer_id;
-    call.method = std::move(method);
-    call.request = std::move(request);
-    call.oneway = oneway;
-    call.timeout = wait;
-    call.done = std::move(done);
-    call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
-    Peer& peer = pit->second;
-    if (!peer.ep && !ready_to_send(peer)) {
-      peer.waiting.push_back(id);
-      flush_waiting(peer_id);  // schedules the retry of a failed address
-      return;
-    }
-    if (!peer.ep && !connect_or_fail(peer_id, peer, id)) return;
-    transmit(id, call, peer);
-  };
+  if (loop_->on_owner_thread()) {
+    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done));
+    return;
+  }
   // Small closures would fit std::function's copy requirement only by
   // copying the request; a shared holder keeps the request moved.
+  auto begin = [this, peer_id, method = std::move(method), request = std::move(request), wait,
+                oneway, done = std::move(done)]() mutable {
+    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done));
+  };
   auto holder = std::make_shared<decltype(begin)>(std::move(begin));
-  if (loop_->on_owner_thread()) {
-    (*holder)();
-  } else if (!loop_->post([holder] { (*holder)(); })) {
+  if (!loop_->post([holder] { (*holder)(); })) {
     throw ChannelError(Errc::closed, "courier endpoint " + name_ + " is closed");
   }
+}
+
+void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes request,
+                              std::chrono::milliseconds wait, bool oneway, CallDone done) {
+  auto pit = peers_.find(peer_id);
+  if (stopping_ || pit == peers_.end()) {
+    done({{}, std::make_exception_ptr(ChannelError(
+                  Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))});
+    return;
+  }
+  std::uint64_t id = ++next_call_;
+  Call& call = calls_[id];
+  call.peer = peer_id;
+  call.method = std::move(method);
+  call.request = std::move(request);
+  call.oneway = oneway;
+  call.timeout = wait;
+  call.done = std::move(done);
+  call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
+  Peer& peer = pit->second;
+  if (!peer.ep && !ready_to_send(peer)) {
+    peer.waiting.push_back(id);
+    flush_waiting(peer_id);  // schedules the retry of a failed address
+    return;
+  }
+  if (!peer.ep && !connect_or_fail(peer_id, peer, id)) return;
+  transmit(id, call, peer);
+}
+
+std::chrono::nanoseconds EndpointCore::caller_window() const noexcept {
+  if (options_.busy_poll.count() > 0) return options_.busy_poll;
+  std::chrono::nanoseconds typical(reply_ns_.load(std::memory_order_relaxed));
+  std::chrono::nanoseconds limit = options_.poll_limit;
+  if (typical > limit) return std::chrono::nanoseconds(0);
+  return std::min(limit, 2 * typical + std::chrono::microseconds(2));
+}
+
+Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes request,
+                         Timeout timeout) {
+  // Where the reply lands; the completion runs on whichever thread owns
+  // the worker then (this one while it drives).
+  struct Waiter {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::atomic<bool> done{false};
+    CallResult result;
+  } waiter;
+  CallDone done = [&waiter](CallResult&& result) {
+    std::lock_guard lock(waiter.mutex);
+    waiter.result = std::move(result);
+    waiter.done.store(true);
+    waiter.ready.notify_one();
+  };
+  const auto start = ProgressLoop::Clock::now();
+  bool finished_here = false;
+  if (options_.caller_progress && loop_->try_acquire()) {
+    // This thread owns the worker: send from here and poll for the reply
+    // for a short while, then hand the worker back armed.
+    struct Release {
+      ProgressLoop& loop;
+      ~Release() { loop.release(); }
+    } release{*loop_};
+    start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
+    const auto until = start + caller_window();
+    do {
+      loop_->poll_once();
+      finished_here = waiter.done.load();
+    } while (!finished_here && ProgressLoop::Clock::now() < until && !loop_->stop_requested());
+  } else {
+    start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
+  }
+  if (!finished_here) {
+    // Completed (or to complete) by another thread: take its lock.
+    std::unique_lock lock(waiter.mutex);
+    waiter.ready.wait(lock, [&] { return waiter.done.load(); });
+  }
+  // The moving average of round trips (a quarter of each new one, capped
+  // so that one slow call does not stop callers polling for long).
+  auto took = std::min<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(ProgressLoop::Clock::now() - start)
+          .count(),
+      4 * std::chrono::nanoseconds(options_.poll_limit).count());
+  auto old = reply_ns_.load(std::memory_order_relaxed);
+  reply_ns_.store(old + (took - old) / 4, std::memory_order_relaxed);
+  if (waiter.result.error) std::rethrow_exception(waiter.result.error);
+  return std::move(waiter.result.value);
 }
 
 void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {

@@ -85,6 +85,11 @@ EndpointCore::EndpointCore(EndpointOptions options)
                        "courier endpoint " + name_ + ": max_message_bytes, max_queued_requests, "
                        "max_callers and default_timeout must be positive");
   }
+  if (options_.busy_poll.count() < 0 || options_.poll_limit.count() < 0) {
+    throw ChannelError(Errc::invalid_argument,
+                       "courier endpoint " + name_ + ": busy_poll and poll_limit must not be "
+                       "negative");
+  }
   worker_ = ucx::Worker::create(ucx::Context::create(context_settings(options_, name_)));
   if (worker_->max_am_header() < wire::kMaxHeaderBytes) {
     throw ChannelError(Errc::transport,
@@ -114,9 +119,14 @@ EndpointCore::~EndpointCore() {
 }
 
 void EndpointCore::start() {
-  loop_->start(
-      "courier-" + name_, [this] { after_progress(); }, [this] { return has_events(); },
-      [this] { return *sends_in_flight_ > 0; }, options_.busy_poll);
+  ProgressLoop::Settings settings;
+  settings.thread_name = "courier-" + name_;
+  settings.after_progress = [this] { after_progress(); };
+  settings.pending = [this] { return has_events(); };
+  settings.transferring = [this] { return *sends_in_flight_ > 0; };
+  settings.busy_poll = options_.busy_poll;
+  settings.poll_limit = options_.poll_limit;
+  loop_->start(std::move(settings));
 }
 
 void EndpointCore::shutdown() {

@@ -50,8 +50,7 @@ Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) co
                        "courier endpoint " + lease_->core->name() + " would wait forever; use "
                        "call_async(), or set EndpointOptions::handler_threads");
   }
-  auto future = call_async(method, std::move(request), timeout);
-  return future.get();
+  return lease_->core->call(lease_->peer, method, std::move(request), timeout);
 }
 
 namespace {

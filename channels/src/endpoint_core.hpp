@@ -1,7 +1,9 @@
 // The state machine behind Endpoint, Handle and Responder. Everything in it
-// but the members marked "any thread" runs on the progress thread, so it
-// needs no locks: UCX callbacks only queue events, which after_progress()
-// handles once ucp_worker_progress has returned.
+// but the members marked "any thread" runs on the owner of the worker (the
+// progress thread, or a caller driving the worker: see progress_loop.hpp),
+// one thread at a time, so it needs no locks of its own: UCX callbacks only
+// queue events, which after_progress() handles once ucp_worker_progress has
+// returned.
 //
 // Caller side: one Peer per resolved or connected Handle (its address, its
 // UCX endpoint, its calls in flight and those waiting for an address).
@@ -35,7 +37,7 @@ struct CallResult {
 };
 using CallDone = std::function<void(CallResult&&)>;
 
-// What UCX callbacks and operations hand to the progress thread.
+// What UCX callbacks and operations hand to the owner's after_progress().
 struct Event {
   enum class Type {
     request,         // header + data received for the callee side
@@ -126,11 +128,14 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void set_peer_address(std::uint64_t peer, std::optional<Bytes> address);
   void start_call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout,
                   bool oneway, CallDone done);
+  // A blocking call: the calling thread drives the worker while it waits
+  // when it can (EndpointOptions::caller_progress). Not on the owner.
+  Bytes call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout);
   // From a Responder: the call's answer (kind reply_ok or reply_error).
   void respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
                wire::RemoteStatus status, Bytes data);
 
-  // Progress thread only (used by UCX callbacks and operations).
+  // Owner only (used by UCX callbacks and operations).
   void push(Event event);
   std::shared_ptr<ucx::Worker> worker() const { return worker_; }
   const std::shared_ptr<std::size_t>& sends_in_flight() const { return sends_in_flight_; }
@@ -138,9 +143,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
 
  private:
   template <typename Fn>
-  void run_on_loop(Fn&& fn);  // runs fn on the progress thread and waits
+  void run_on_loop(Fn&& fn);  // runs fn on the owner and waits
 
-  // UCX active-message callbacks (progress thread, noexcept).
+  // UCX active-message callbacks (owner, noexcept).
   static ucs_status_t on_request_am(void* arg, const void* header, std::size_t header_length,
                                     void* data, std::size_t length,
                                     const ucp_am_recv_param_t* param) noexcept;
@@ -156,6 +161,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void stop_everything();
 
   // Caller side (core_calls.cpp).
+  void begin_call(std::uint64_t peer_id, std::string method, Bytes request,
+                  std::chrono::milliseconds wait, bool oneway, CallDone done);
+  std::chrono::nanoseconds caller_window() const noexcept;
   void connect_peer(std::uint64_t peer_id, Peer& peer);
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;
@@ -205,6 +213,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unique_ptr<HandlerPool> pool_;
   std::atomic<std::uint64_t> next_peer_{0};
   std::atomic<bool> shut_down_{false};
+  // Recent round-trip time of blocking calls (a moving average, in ns),
+  // which sets how long a caller drives the worker; any thread.
+  std::atomic<std::int64_t> reply_ns_{0};
   struct Counters {
     std::atomic<std::uint64_t> calls_started{0};
     std::atomic<std::uint64_t> requests_received{0};
@@ -213,7 +224,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
     std::atomic<std::uint64_t> refused{0};
   } counters_;
 
-  // Progress thread state.
+  // Owner state.
   bool stopping_ = false;
   std::deque<Event> events_;
   std::uint64_t next_call_ = 0;

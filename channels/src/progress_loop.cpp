@@ -1,5 +1,6 @@
-// The progress thread of a UCX worker: progress, posted tasks, timers, and
-// idle waits through ucp_worker_arm and epoll.
+// The progress of a UCX worker: its progress thread (progress, posted tasks,
+// timers, polling after activity, idle waits through ucp_worker_arm and
+// epoll) and the hand-off that lets a waiting caller drive the worker.
 #include "progress_loop.hpp"
 
 #include <pthread.h>
@@ -7,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -16,14 +18,31 @@
 namespace slipway::channels::detail {
 namespace {
 
+using namespace std::chrono_literals;
+
 // How long the loop sleeps at a time while transfers of ours are in flight.
 constexpr std::chrono::microseconds kTransferWait{100};
+// Below this a learnt poll window is not worth a round.
+constexpr std::chrono::nanoseconds kMinWindow = 2us;
 
 ChannelError os_error(const char* what) {
   return ChannelError(Errc::transport, std::string(what) + ": " + std::strerror(errno));
 }
 
 }  // namespace
+
+void PollWindow::observe(Duration gap) noexcept {
+  if (limit_.count() <= 0) return;
+  if (gap <= limit_) {
+    // Cover twice the gap at once; shrink slowly towards it.
+    Duration want = std::min(limit_, gap * 2 + kMinWindow);
+    window_ = std::min(limit_, std::max(want, window_ - window_ / 8));
+  } else {
+    // Polling would not have caught it: poll less.
+    window_ /= 2;
+    if (window_ < kMinWindow) window_ = Duration(0);
+  }
+}
 
 ProgressLoop::ProgressLoop(std::shared_ptr<ucx::Worker> worker) : worker_(std::move(worker)) {
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
@@ -58,21 +77,16 @@ ProgressLoop::~ProgressLoop() {
   ::close(epoll_fd_);
 }
 
-void ProgressLoop::start(std::string thread_name, Task after_progress,
-                         std::function<bool()> pending, std::function<bool()> transferring,
-                         std::chrono::microseconds busy_poll) {
-  busy_poll_ = busy_poll;
-  transferring_ = std::move(transferring);
-  after_progress_ = std::move(after_progress);
-  pending_ = std::move(pending);
+void ProgressLoop::start(Settings settings) {
+  settings_ = std::move(settings);
+  window_ = PollWindow(settings_.poll_limit);
   {
     std::lock_guard lock(mutex_);
     accepting_ = true;
   }
   running_ = true;
-  thread_ = std::thread([this, name = std::move(thread_name)] {
-    owner_ = std::this_thread::get_id();
-    ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str());
+  thread_ = std::thread([this] {
+    ::pthread_setname_np(::pthread_self(), settings_.thread_name.substr(0, 15).c_str());
     run();
   });
 }
@@ -83,6 +97,7 @@ void ProgressLoop::stop(Task on_stop, std::chrono::milliseconds drain) {
     if (!accepting_) return;
     accepting_ = false;
     stop_requested_ = true;
+    stop_flag_ = true;
     stop_task_ = std::move(on_stop);
     drain_ = drain;
   }
@@ -95,14 +110,18 @@ bool ProgressLoop::post(Task task) {
     std::lock_guard lock(mutex_);
     if (!accepting_) return false;
     posted_.push_back(std::move(task));
+    has_posted_ = true;
   }
-  if (sleeping_.load()) wake();
+  // A driving caller runs it, or wakes the loop when it hands back.
+  if (sleeping_.load() && !driving_.load()) wake();
   return true;
 }
 
 bool ProgressLoop::on_owner_thread() const noexcept {
   return owner_.load() == std::this_thread::get_id();
 }
+
+bool ProgressLoop::stop_requested() { return stop_flag_.load(); }
 
 ProgressLoop::TimerKey ProgressLoop::schedule(Clock::time_point when, Task task) {
   TimerKey key{when, ++timer_seq_};
@@ -117,17 +136,27 @@ void ProgressLoop::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
 }
 
+void ProgressLoop::watch_worker(bool on) noexcept {
+  epoll_event ev{};
+  ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
+  ev.data.fd = worker_->event_fd();
+  [[maybe_unused]] int rc = ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, worker_->event_fd(), &ev);
+}
+
 bool ProgressLoop::run_posted() {
+  if (!has_posted_.load(std::memory_order_acquire)) return false;
   std::vector<Task> tasks;
   {
     std::lock_guard lock(mutex_);
     tasks.swap(posted_);
+    has_posted_ = false;
   }
   for (auto& task : tasks) task();
   return !tasks.empty();
 }
 
 void ProgressLoop::run_due_timers() {
+  if (timers_.empty()) return;
   auto now = Clock::now();
   while (!timers_.empty() && timers_.begin()->first.when <= now) {
     Task task = std::move(timers_.begin()->second);
@@ -136,25 +165,95 @@ void ProgressLoop::run_due_timers() {
   }
 }
 
-void ProgressLoop::wait_idle() {
+bool ProgressLoop::poll_once() {
+  // Timers first: a call that is due has timed out, whatever arrives now.
+  run_due_timers();
+  bool active = false;
+  while (worker_->progress()) {
+    active = true;
+    settings_.after_progress();
+  }
+  settings_.after_progress();
+  return run_posted() || active;
+}
+
+bool ProgressLoop::try_acquire() {
+  if (stop_flag_.load() || !running_.load() || !drive_mutex_.try_lock()) return false;
+  if (stop_flag_.load() || !running_.load()) {
+    drive_mutex_.unlock();
+    return false;
+  }
+  owner_ = std::this_thread::get_id();
+  driving_ = true;
+  // The sleeping progress thread need not wake for what this caller handles.
+  watch_worker(false);
+  // What was posted before (e.g. by this thread) runs before what the
+  // caller does next.
+  try {
+    run_posted();
+  } catch (...) {
+    release();
+    throw;
+  }
+  return true;
+}
+
+void ProgressLoop::release() noexcept {
+  // Hand the worker back armed, so that the progress thread's epoll sees
+  // what arrives from now on; wake it if it has something to do sooner.
+  bool wake_loop = false;
+  try {
+    for (int round = 0;; ++round) {
+      if (!settings_.pending() && worker_->arm()) break;
+      if (round == 8) {
+        wake_loop = true;
+        break;
+      }
+      poll_once();
+    }
+    auto now = Clock::now();
+    if (settings_.pending() || stop_flag_.load() ||
+        (!timers_.empty() && timers_.begin()->first.when < sleep_until_) ||
+        (settings_.transferring() && sleep_until_ > now + kTransferWait)) {
+      wake_loop = true;
+    }
+  } catch (...) {
+    wake_loop = true;  // the progress thread sorts it out
+  }
+  watch_worker(true);
+  owner_ = std::thread::id{};
+  driving_ = false;
+  // Tasks posted while this caller drove (post() did not wake the loop).
+  if (has_posted_.load()) wake_loop = true;
+  drive_mutex_.unlock();
+  if (wake_loop) wake();
+}
+
+bool ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
   sleeping_ = true;
   bool idle = false;
   {
     std::lock_guard lock(mutex_);
     idle = posted_.empty() && !stop_requested_;
   }
-  if (idle && !pending_() && worker_->arm()) {
+  bool slept = false;
+  if (idle && !settings_.pending() && worker_->arm()) {
     // Until the nearest timer (at most a minute), or kTransferWait while
     // our transfers are in flight.
+    auto now = Clock::now();
     auto wait = std::chrono::nanoseconds(std::chrono::minutes(1));
     if (!timers_.empty()) {
       wait = std::min(wait, std::max(std::chrono::nanoseconds(0),
-                                     std::chrono::nanoseconds(timers_.begin()->first.when -
-                                                              Clock::now())));
+                                     std::chrono::nanoseconds(timers_.begin()->first.when - now)));
     }
-    if (transferring_()) wait = std::min<std::chrono::nanoseconds>(wait, kTransferWait);
+    if (settings_.transferring()) wait = std::min<std::chrono::nanoseconds>(wait, kTransferWait);
+    sleep_until_ = now + wait;
     timespec timeout{static_cast<time_t>(wait.count() / 1000000000),
                      static_cast<long>(wait.count() % 1000000000)};
+    // A caller may take the worker while this thread sleeps.
+    const auto self = owner_.load();
+    owner_ = std::thread::id{};
+    drive.unlock();
     epoll_event events[2];
     int n = ::epoll_pwait2(epoll_fd_, events, 2, &timeout, nullptr);
     for (int i = 0; i < n; ++i) {
@@ -163,41 +262,43 @@ void ProgressLoop::wait_idle() {
         [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
       }
     }
+    drive.lock();
+    owner_ = self;
+    slept = true;
   }
   sleeping_ = false;
+  return slept;
 }
 
 void ProgressLoop::run() {
+  std::unique_lock drive(drive_mutex_);
+  owner_ = std::this_thread::get_id();
   auto last_activity = Clock::now();
+  bool in_burst = true;
   for (;;) {
-    bool active = false;
-    while (worker_->progress()) {
-      active = true;
-      after_progress_();
+    bool active = poll_once();
+    if (stop_flag_.load()) break;
+    auto now = Clock::now();
+    if (active) {
+      if (!in_burst) window_.observe(now - last_activity);
+      last_activity = now;
+      in_burst = true;
+    } else {
+      in_burst = false;
     }
-    after_progress_();
-    active = run_posted() || active;
-    run_due_timers();
-    bool stopping = false;
-    {
-      std::lock_guard lock(mutex_);
-      stopping = stop_requested_;
-    }
-    if (stopping) break;
-    if (busy_poll_.count() > 0) {
-      auto now = Clock::now();
-      if (active) last_activity = now;
-      if (now - last_activity < busy_poll_) continue;  // opt-in: poll on while busy
-    }
-    wait_idle();
+    auto window = settings_.busy_poll.count() > 0
+                      ? std::chrono::nanoseconds(settings_.busy_poll)
+                      : window_.get();
+    if (now - last_activity < window) continue;  // poll on a little
+    if (wait_idle(drive)) in_burst = false;
   }
   run_posted();  // what was posted before stop() began still runs
   if (stop_task_) stop_task_();
-  after_progress_();
+  settings_.after_progress();
   auto deadline = Clock::now() + drain_;
-  while (pending_() || (worker_->closing() > 0 && Clock::now() < deadline)) {
+  while (settings_.pending() || (worker_->closing() > 0 && Clock::now() < deadline)) {
     worker_->progress();
-    after_progress_();
+    settings_.after_progress();
     if (Clock::now() >= deadline) break;
   }
   timers_.clear();
@@ -205,4 +306,3 @@ void ProgressLoop::run() {
 }
 
 }  // namespace slipway::channels::detail
-

@@ -1,15 +1,28 @@
-// The owner thread of one UCX worker: it alone calls into the worker. It
-// progresses the worker, runs tasks posted from other threads and timers, and
-// waits idle through ucp_worker_arm + epoll on the worker's event fd and an
-// eventfd for posted tasks (no spinning). Only when asked (busy_poll > 0)
-// does it keep polling for that long after its last activity before it
-// arms and sleeps: lower latency for a core spent.
+// The progress of one UCX worker: its progress thread, posted tasks, timers,
+// idle waits through ucp_worker_arm + epoll (on the worker's event fd and an
+// eventfd for posted tasks), and caller-side progress.
+//
+// Ownership rule: the worker, the timers and everything the callbacks
+// touch (the endpoint core's state) belong to whichever thread holds the
+// drive lock, its *owner* (on_owner_thread()). The progress thread holds it
+// except while it sleeps in epoll. A thread blocked in a call may take it
+// while the progress thread sleeps (try_acquire(), never waiting for it),
+// progress the worker itself for a bounded time (poll_once()) and hand it
+// back armed (release()), so the reply needs no thread hand-offs. At any
+// moment at most one thread calls into the worker (created
+// UCS_THREAD_MODE_SERIALIZED); every UCX callback runs on the owner.
+//
+// Polling: after activity the progress thread keeps polling for a short
+// window before it arms and sleeps. busy_poll > 0 fixes that window; else
+// it is learnt from the gaps between bursts of activity (twice the recent
+// gap when that is at most `poll_limit`, shrinking to 0 when gaps are
+// longer; poll_limit 0 = never poll). Idle, it always sleeps in epoll.
 //
 // Contract: post() may be called from any thread (also the owner); tasks run
-// in post order on the owner thread. schedule()/cancel() are for the owner
-// thread only. stop() runs `on_stop` on the owner thread, then progresses
-// until the worker's endpoint closes finish (at most `drain` long) and joins;
-// tasks posted after stop() began are dropped (post returns false).
+// in post order on the owner. schedule()/cancel() are for the owner only.
+// stop() runs `on_stop` on the progress thread, then progresses until the
+// worker's endpoint closes finish (at most `drain` long) and joins; tasks
+// posted after stop() began are dropped (post returns false).
 #pragma once
 
 #include <atomic>
@@ -19,12 +32,28 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "slipway/channels/ucx/worker.hpp"
 
 namespace slipway::channels::detail {
+
+// How long to poll after activity before sleeping, learnt from the gaps
+// between bursts of activity.
+class PollWindow {
+ public:
+  using Duration = std::chrono::nanoseconds;
+  explicit PollWindow(Duration limit = Duration(0)) : limit_(limit) {}
+  // A burst of activity began `gap` after the previous one ended.
+  void observe(Duration gap) noexcept;
+  Duration get() const noexcept { return window_; }
+
+ private:
+  Duration limit_;
+  Duration window_{0};
+};
 
 class ProgressLoop {
  public:
@@ -35,20 +64,27 @@ class ProgressLoop {
     std::uint64_t seq = 0;
     auto operator<=>(const TimerKey&) const = default;
   };
+  struct Settings {
+    std::string thread_name;
+    // Runs on the owner after every worker progress (it handles what UCX
+    // callbacks queued); `pending` says whether it has more to do (then
+    // the loop does not sleep).
+    Task after_progress;
+    std::function<bool()> pending;
+    // Whether operations of the owner are in flight: then the loop sleeps
+    // at most 100 us at a time (UCX's shared-memory transports do not wake
+    // a sender whose queue to the peer was full).
+    std::function<bool()> transferring;
+    std::chrono::microseconds busy_poll{0};
+    std::chrono::microseconds poll_limit{0};
+  };
 
   explicit ProgressLoop(std::shared_ptr<ucx::Worker> worker);
   ~ProgressLoop();
   ProgressLoop(const ProgressLoop&) = delete;
   ProgressLoop& operator=(const ProgressLoop&) = delete;
 
-  // `after_progress` runs on the owner thread after every worker progress
-  // (it handles what UCX callbacks queued); `pending` says whether it has
-  // more to do (then the loop does not sleep).
-  // `transferring` says whether operations of the owner are in flight: then
-  // the loop sleeps at most 100 us at a time (UCX's shared-memory transports
-  // do not wake a sender whose queue to the peer was full).
-  void start(std::string thread_name, Task after_progress, std::function<bool()> pending,
-             std::function<bool()> transferring, std::chrono::microseconds busy_poll);
+  void start(Settings settings);
   void stop(Task on_stop, std::chrono::milliseconds drain);
 
   bool post(Task task);
@@ -58,12 +94,26 @@ class ProgressLoop {
   TimerKey schedule(Clock::time_point when, Task task);
   void cancel(const TimerKey& key);
 
+  // Caller-side progress (see the ownership rule above). try_acquire()
+  // takes the worker if no thread holds it and the loop is not stopping;
+  // then the caller is its owner until release() (tasks posted before
+  // have run). poll_once() (owner only)
+  // progresses the worker and runs what is due; returns whether anything
+  // happened. release() hands the worker back to the progress thread,
+  // armed, waking it when it has something to do. stop_requested() tells
+  // a driving caller to hand back at once.
+  bool try_acquire();
+  bool poll_once();
+  void release() noexcept;
+  bool stop_requested();
+
  private:
   void run();
   bool run_posted();
   void run_due_timers();
-  void wait_idle();
+  bool wait_idle(std::unique_lock<std::mutex>& drive);  // whether it slept
   void wake();
+  void watch_worker(bool on) noexcept;
 
   std::shared_ptr<ucx::Worker> worker_;
   int epoll_fd_ = -1;
@@ -72,20 +122,26 @@ class ProgressLoop {
   std::atomic<std::thread::id> owner_{};
   std::atomic<bool> running_{false};
   std::atomic<bool> sleeping_{false};
+  std::atomic<bool> driving_{false};     // a caller holds the worker
+  std::atomic<bool> has_posted_{false};  // posted_ is not empty
+  std::atomic<bool> stop_flag_{false};   // stop_requested_, readable without mutex_
 
-  std::mutex mutex_;            // guards posted_, accepting_, stop_task_
+  // Held by the owner of the worker (the progress thread, or a caller).
+  std::mutex drive_mutex_;
+  // When the sleeping progress thread wakes by itself (owner state).
+  Clock::time_point sleep_until_{};
+
+  std::mutex mutex_;            // guards posted_, accepting_, stop_*
   std::vector<Task> posted_;
   bool accepting_ = false;
   bool stop_requested_ = false;
   Task stop_task_;
   std::chrono::milliseconds drain_{0};
 
-  Task after_progress_;
-  std::function<bool()> pending_;
-  std::function<bool()> transferring_;
+  Settings settings_;
   std::map<TimerKey, Task> timers_;
   std::uint64_t timer_seq_ = 0;
-  std::chrono::microseconds busy_poll_{0};
+  PollWindow window_;
 };
 
 }  // namespace slipway::channels::detail

@@ -29,7 +29,7 @@ class CloseOperation final : public Operation {
 std::shared_ptr<Worker> Worker::create(std::shared_ptr<Context> context) {
   ucp_worker_params_t params{};
   params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  params.thread_mode = UCS_THREAD_MODE_SINGLE;
+  params.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // one thread at a time (ProgressLoop)
   ucp_worker_h handle = nullptr;
   check(ucp_worker_create(context->get(), &params, &handle), "creating a UCX worker");
   // From here the Worker owns the handle (its destructor destroys it).

@@ -35,16 +35,26 @@ struct EndpointOptions {
   std::size_t max_callers = 4096;
   // Timeout of calls that give none.
   std::chrono::milliseconds default_timeout{30000};
-  // 0: handlers run on the endpoint's progress thread (fastest; a handler
-  // must not block, and cannot make blocking calls through this endpoint).
+  // 0: handlers run on the thread that progresses the endpoint's worker,
+  // its progress thread or a caller driving it (fastest; a handler must not
+  // block, and cannot make blocking calls through this endpoint).
   // N: handlers run on N threads of their own (they may block and call).
   unsigned handler_threads = 0;
-  // 0 (the default): the progress thread sleeps (ucp_worker_arm + epoll)
-  // as soon as it has nothing to do. > 0: after activity it polls the
-  // worker for this long before it sleeps, trading a busy core for fewer
-  // wake-ups (ucx_perftest always polls). Worth it only with a core to
-  // spare per endpoint; idle waits still end in arm + epoll.
+  // How threads wait for UCX (docs/channels.md, "Progress and threads").
+  // Idle, the progress thread always sleeps (ucp_worker_arm + epoll). After
+  // activity it polls for a short window first: busy_poll > 0 fixes that
+  // window (a core spent per endpoint while traffic flows); with busy_poll 0
+  // (the default) the window is learnt from the gaps between messages, from
+  // 0 up to poll_limit (0 = never poll: every wait sleeps in epoll).
   std::chrono::microseconds busy_poll{0};
+  std::chrono::microseconds poll_limit{100};
+  // A thread blocked in Handle::call drives the worker itself while the
+  // progress thread sleeps: it sends the request and polls for the reply
+  // for up to busy_poll when set, else about twice the recent reply time
+  // when that is within poll_limit, so a quick reply needs no thread
+  // hand-offs. Then (or when another thread drives) it sleeps until the
+  // reply. false: calls are handed to the progress thread.
+  bool caller_progress = true;
 };
 
 }  // namespace slipway::channels

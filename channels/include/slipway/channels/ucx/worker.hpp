@@ -1,9 +1,10 @@
 // The RAII owner of one ucp_worker, and its event fd for idle waits.
 //
-// Threading: a worker is created in UCS_THREAD_MODE_SINGLE. Exactly one
-// thread, its owner (channels' ProgressLoop), calls any member other than
-// address()/max_am_header() after creation; every UCX callback of this worker
-// runs on that thread from progress().
+// Threading: a worker is created in UCS_THREAD_MODE_SERIALIZED. One thread
+// at a time, its current owner (channels' ProgressLoop hands ownership
+// between its progress thread and waiting callers under a lock), calls any
+// member other than address()/max_am_header()/event_fd() after creation;
+// every UCX callback of this worker runs on the owner from progress().
 //
 // Contract: the worker keeps its context alive; endpoints keep their worker
 // alive. The worker's address is queried once at creation. Endpoint closes
