@@ -18,6 +18,7 @@
 
 #include "agent_environment.hpp"
 #include "slipway/exec/held_port.hpp"
+#include "slipway/exec/horovod_rendezvous.hpp"
 #include "slipway/exec/local_address.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/process.hpp"
@@ -71,6 +72,7 @@ struct AgentTask {
   std::optional<ExitStatus> status;
   UniqueFd out, err, log;
   std::unique_ptr<LinePrefixer> out_lines, err_lines;
+  std::unique_ptr<HorovodRendezvousServer> horovod;  // replica 0 of a horovod node
 };
 
 class Agent {
@@ -248,8 +250,16 @@ void Agent::start(AgentTask& t) {
   spawn_options.parent_death_signal = SIGKILL;
   spawn_options.stdout_fd = out_write.get();
   spawn_options.stderr_fd = err_write.get();
-  // The ports are handed to the command: close our sockets just before.
-  for (auto& port : t.ports) port.release();
+  // The ports are handed to the command: close our sockets just before;
+  // but replica 0 of a horovod node keeps Horovod's rendezvous and serves it.
+  for (auto& port : t.ports) {
+    if (*node.framework == core::Framework::horovod && t.task->replica == 0 &&
+        port.name() == core::kHorovodRendezvousPort) {
+      t.horovod = std::make_unique<HorovodRendezvousServer>(
+          port.take_socket(), HorovodKvStore(HorovodKvStore::scope_sizes(plan_, t.task->node)));
+    }
+    port.release();
+  }
   t.pid = spawn(spawn_options);
 }
 

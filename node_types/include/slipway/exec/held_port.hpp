@@ -38,6 +38,8 @@ class HeldPort {
   int fd() const { return fd_.get(); }
   // Closes the socket now, freeing the port for the command.
   void release() { fd_.reset(); }
+  // Hands the bound socket over, for a port the agent serves itself.
+  UniqueFd take_socket() { return std::move(fd_); }
 
  private:
   HeldPort(std::string name, std::uint16_t port, UniqueFd fd)

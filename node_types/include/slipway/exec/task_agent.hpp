@@ -13,6 +13,9 @@
 //     LOG_DIR/NODE.REPLICA.log), forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT/
 //     SIGUSR1/SIGUSR2 to the command's process group, turns a program stop
 //     into SIGTERM, and SIGKILLs what is left `grace` later;
+//  5b. for replica 0 of a framework = "horovod" node, keeps the
+//     `horovod_rendezvous` port and serves Horovod's gloo rendezvous store
+//     on it while the task runs (horovod_rendezvous.hpp);
 //  6. leaves no descendant behind, reports the exit status through leave()
 //     and returns it as a shell code (128 + signal when killed).
 // When one colocated command fails, the others are stopped and the agent
