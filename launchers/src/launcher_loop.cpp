@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -21,6 +22,10 @@ namespace slipway::launch {
 namespace {
 
 using std::chrono::milliseconds;
+
+// How long, after the program finished, processes still running may take
+// to end on their own before they are terminated.
+constexpr milliseconds kLinger{5000};
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -73,31 +78,72 @@ std::vector<std::string> LauncherLoop::unit_environment() const {
 
 void LauncherLoop::signal_unit(std::size_t, pid_t pid, int sig) { ::kill(pid, sig); }
 
-void LauncherLoop::launch(std::size_t unit, int attempt) {
+pid_t LauncherLoop::unit_pid(std::size_t unit) const { return tracker_->pid_of(unit); }
+
+std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
+    const std::vector<std::size_t>& units) {
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t u : units) groups.push_back({u});
+  return groups;
+}
+
+pid_t LauncherLoop::start_units(const std::vector<std::size_t>&, const std::vector<std::string>&) {
+  throw std::logic_error("this launcher starts one unit per process");
+}
+
+void LauncherLoop::unit_lost(std::size_t unit, pid_t, const MemberEnded& event) {
+  say(units_[unit].name + " lost (" + event.reason + ")");
+}
+
+void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
   if (attempt > 0) {
-    say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
-    for (std::uint32_t t : units_[unit].tasks) {
-      control_->clear_stop(plan_.tasks[t].node, plan_.tasks[t].replica);
+    for (std::size_t unit : units) {
+      say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
+      for (std::uint32_t t : units_[unit].tasks) {
+        control_->clear_stop(plan_.tasks[t].node, plan_.tasks[t].replica);
+      }
     }
   }
-  try {
-    pid_t pid = start_unit(unit, attempt, unit_environment());
-    running_[pid] = unit;
-    unit_pid_[unit] = pid;
-  } catch (const std::exception& e) {
-    say(units_[unit].name + ": " + e.what());
-    carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+  auto groups = attempt == 0 && units.size() > 1 ? group_first_launches(units)
+                                                 : std::vector<std::vector<std::size_t>>{units};
+  for (const auto& group : groups) {
+    if (group.empty()) continue;
+    try {
+      pid_t pid = group.size() == 1 ? start_unit(group.front(), attempt, unit_environment())
+                                    : start_units(group, unit_environment());
+      tracker_->started(pid, group, attempt);
+    } catch (const std::exception& e) {
+      for (std::size_t unit : group) {
+        say(units_[unit].name + ": " + e.what());
+        carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+      }
+    }
   }
 }
 
 void LauncherLoop::carry_out(const std::vector<Action>& actions) {
+  // First launches that come together may share a process: gather them.
+  std::vector<std::size_t> first_launches;
+  auto flush = [&] {
+    if (first_launches.empty()) return;
+    auto batch = std::move(first_launches);
+    first_launches.clear();
+    launch(batch, 0);
+  };
   for (const Action& action : actions) {
+    if (action.kind == Action::Kind::Launch && action.attempt == 0) {
+      first_launches.push_back(action.task);
+      continue;
+    }
+    flush();
     switch (action.kind) {
       case Action::Kind::Launch:
-        launch(action.task, action.attempt);
+        launch({action.task}, action.attempt);
         break;
       case Action::Kind::Signal:
-        if (pid_t pid = unit_pid_[action.task]; pid > 0) signal_unit(action.task, pid, action.signal);
+        if (pid_t pid = tracker_->pid_of(action.task); pid > 0) {
+          signal_unit(action.task, pid, action.signal);
+        }
         break;
       case Action::Kind::Finish: {
         finished_ = true;
@@ -114,6 +160,37 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
       }
     }
   }
+  flush();
+}
+
+void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
+  if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
+      signals_seen_ == 0) {
+    say(units_[unit].name + " " + exit.describe() + " (log: " + run_dir_.logs_path() + "/" +
+        plan_.tasks[units_[unit].tasks.front()].name() + ".log)");
+  }
+  carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
+}
+
+void LauncherLoop::on_member_ended(const MemberEnded& event) {
+  std::size_t unit = unit_of_task(event.task);
+  if (unit >= units_.size()) return;
+  pid_t pid = tracker_->pid_of(unit);
+  int attempt = static_cast<int>(event.attempt);
+  if (event.failed) {
+    if (!tracker_->task_vanished(unit, attempt)) return;
+    unit_lost(unit, pid, event);
+    unit_done(unit, TaskExit{true, SIGKILL}, true);
+  } else {
+    auto status = tracker_->task_left(unit, attempt, event.exit_status);
+    if (!status) return;
+    unit_done(unit, TaskExit{false, *status}, false);
+  }
+  if (pid > 0 && tracker_->drained(pid)) process_drained(pid);
+}
+
+void LauncherLoop::kill_all() {
+  for (auto [pid, unit] : tracker_->processes()) signal_unit(unit, pid, SIGKILL);
 }
 
 void LauncherLoop::on_signals() {
@@ -121,28 +198,26 @@ void LauncherLoop::on_signals() {
   while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
     int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGCHLD) {
+      // An agent leaves before its process ends: hear the leaves first, so
+      // that a process carrying several units ends only those that never
+      // reported.
+      on_wakeup();
       int status = 0;
       pid_t pid;
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        auto it = running_.find(pid);
-        if (it == running_.end()) continue;  // an orphan we subreaped
-        std::size_t unit = it->second;
-        running_.erase(it);
-        unit_pid_[unit] = -1;
+        process_ended(pid);
+        auto ended = tracker_->process_exited(pid);  // empty: an orphan we subreaped
         auto exit = exec::ExitStatus::from_wait_status(status);
-        unit_ended(unit, exit);
-        if (!exit.success() && supervisor_->task(unit).state == TaskState::Running &&
-            signals_seen_ == 0) {
-          say(units_[unit].name + " " + exit.describe() + " (log: " + run_dir_.logs_path() + "/" +
-              plan_.tasks[units_[unit].tasks.front()].name() + ".log)");
+        for (std::size_t unit : ended) {
+          unit_ended(unit, exit);
+          unit_done(unit, TaskExit{exit.signaled, exit.code}, false);
         }
-        carry_out(supervisor_->task_exited(unit, TaskExit{exit.signaled, exit.code}, Clock::now()));
       }
       continue;
     }
-    if (++signals_seen_ > 1) {
+    if (++signals_seen_ > 1 || finished_) {
       say("second " + std::string(signal_name(sig)) + ": killing every task now");
-      for (auto& [pid, unit] : running_) signal_unit(unit, pid, SIGKILL);
+      kill_all();
       continue;
     }
     say(std::string("received ") + signal_name(sig) + ", stopping the program (again to kill now)");
@@ -163,7 +238,7 @@ void LauncherLoop::on_wakeup() {
     stops.swap(stop_requests_);
     ended.swap(ended_members_);
   }
-  for (const auto& event : ended) member_ended(event);
+  for (const auto& event : ended) on_member_ended(event);
   for (const auto& reason : stops) {
     say("stop requested: " + reason);
     control_->announce_stop(reason);
@@ -207,12 +282,24 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   SupervisorOptions supervisor_options;
   supervisor_options.grace = grace_;
   supervisor_ = std::make_unique<Supervisor>(std::move(specs), supervisor_options);
-  unit_pid_.assign(units_.size(), -1);
+  std::vector<std::size_t> tasks_per_unit;
+  for (const LaunchUnit& unit : units_) tasks_per_unit.push_back(unit.tasks.size());
+  tracker_ = std::make_unique<UnitTracker>(std::move(tasks_per_unit));
 
   carry_out(supervisor_->start(Clock::now()));
-  while (!finished_) {
+  std::optional<Clock::time_point> linger_until;
+  while (true) {
+    if (finished_) {
+      // Processes whose units all ended (steps flushing their last output)
+      // end on their own in a moment; wait a little for them.
+      if (!tracker_->any_process()) break;
+      if (!linger_until) linger_until = Clock::now() + kLinger;
+      if (Clock::now() >= *linger_until) break;
+    }
+    std::optional<Clock::time_point> deadline =
+        finished_ ? linger_until : supervisor_->next_deadline();
     int timeout = -1;
-    if (auto deadline = supervisor_->next_deadline()) {
+    if (deadline) {
       auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
       timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
     }

@@ -1,7 +1,7 @@
 // LauncherLoop: the event loop both launchers share. It owns the
 // supervisor, the in-process rendezvous (ControlPlane), signal handling
-// and the unit processes (slipway-exec locally, srun under Slurm); a
-// launcher subclass says how a unit is started and where.
+// and the unit processes (slipway-exec locally, srun steps under Slurm); a
+// launcher subclass says how units are started and where.
 //
 // Contract: run() blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT first (before
 // the rendezvous thread starts), makes the launcher a subreaper, starts
@@ -9,12 +9,19 @@
 // finishes; it returns the program's exit status after terminating every
 // descendant. Signal k: the first stops the program (128 + k), the second
 // kills every unit at once.
+//
+// A unit ends when its tasks' agents have left the rendezvous (with their
+// exit statuses), when one of them vanishes (its connection or heartbeats
+// stopped: the unit failed), or when its process exits first (the unit
+// ends with the process's status). One process may carry several units (a
+// Slurm step of many tasks); it is then supervised per unit. Once the
+// program has finished, processes still running (steps flushing their
+// output) get a few seconds to end on their own before they are terminated.
 #pragma once
 
 #include <sys/types.h>
 
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +35,7 @@
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
+#include "slipway/launch/unit_tracker.hpp"
 
 namespace slipway::launch {
 
@@ -47,28 +55,46 @@ class LauncherLoop {
 
  protected:
   // Starts unit `unit` (attempt `attempt`) with `env` added to this
-  // process's environment; returns the pid of the process whose exit ends
-  // the unit. Throws std::exception when it cannot start.
+  // process's environment; returns the pid of the process that runs it.
+  // Throws std::exception when it cannot start.
   virtual pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) = 0;
-  // A unit's process ended (before the supervisor hears of it).
+  // Units starting together on their first attempt (in plan order), split
+  // into the sets that share one process; default: one process each.
+  virtual std::vector<std::vector<std::size_t>> group_first_launches(
+      const std::vector<std::size_t>& units);
+  // Starts a set of two or more units from group_first_launches as one
+  // process (attempt 0); like start_unit otherwise.
+  virtual pid_t start_units(const std::vector<std::size_t>& units,
+                            const std::vector<std::string>& env);
+  // A unit's process ended while the unit was still attached to it
+  // (before the supervisor hears of it).
   virtual void unit_ended(std::size_t /*unit*/, const exec::ExitStatus& /*status*/) {}
-  // A task's agent left or vanished (from the rendezvous thread's queue).
-  virtual void member_ended(const MemberEnded& /*event*/) {}
+  // A running unit's agent vanished (`pid`: the process that carried it);
+  // the unit then fails. Default: says so.
+  virtual void unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event);
+  // Every unit of a still running process has ended.
+  virtual void process_drained(pid_t /*pid*/) {}
+  // A child process was reaped (any child: a unit's process or an orphan).
+  virtual void process_ended(pid_t /*pid*/) {}
   // Sends `sig` to a running unit.
   virtual void signal_unit(std::size_t unit, pid_t pid, int sig);
 
   const core::Plan& plan() const { return plan_; }
   const RunDirectory& run_dir() const { return run_dir_; }
   const std::vector<LaunchUnit>& units() const { return units_; }
-  pid_t unit_pid(std::size_t unit) const { return unit_pid_[unit]; }
+  // The process carrying `unit`, or -1 when the unit is not running.
+  pid_t unit_pid(std::size_t unit) const;
   std::size_t unit_of_task(const std::string& task_name) const;
   ControlPlane& control() { return *control_; }
 
  private:
   void carry_out(const std::vector<Action>& actions);
-  void launch(std::size_t unit, int attempt);
+  void launch(const std::vector<std::size_t>& units, int attempt);
+  void unit_done(std::size_t unit, TaskExit exit, bool quiet);
   void on_signals();
   void on_wakeup();
+  void on_member_ended(const MemberEnded& event);
+  void kill_all();
   std::vector<std::string> unit_environment() const;
 
   core::Plan plan_;
@@ -82,8 +108,7 @@ class LauncherLoop {
   std::mutex queue_mutex_;
   std::deque<std::string> stop_requests_;
   std::deque<MemberEnded> ended_members_;
-  std::map<pid_t, std::size_t> running_;
-  std::vector<pid_t> unit_pid_;
+  std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;
   int signals_seen_ = 0;

@@ -1,6 +1,7 @@
 // Reading a Slurm allocation from the environment (see header).
 #include "slipway/launch/slurm_allocation.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <map>
@@ -161,6 +162,25 @@ std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view detail)
     for (auto& host : expand_hostlist(nodes)) gpus[host] = count;
   }
   return gpus;
+}
+
+std::optional<std::string> node_address_from_scontrol(std::string_view detail,
+                                                      std::string_view host) {
+  // Each node's record starts at "NodeName=NAME "; its NodeAddr follows.
+  const std::string start = "NodeName=" + std::string(host) + " ";
+  auto at = detail.find(start);
+  while (at != std::string_view::npos && at > 0 && !std::isspace(static_cast<unsigned char>(detail[at - 1]))) {
+    at = detail.find(start, at + 1);
+  }
+  if (at == std::string_view::npos) return std::nullopt;
+  auto next = detail.find("NodeName=", at + start.size());
+  std::string_view record = detail.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at);
+  auto addr = record.find("NodeAddr=");
+  if (addr == std::string_view::npos) return std::nullopt;
+  std::string_view value = record.substr(addr + 9);
+  value = value.substr(0, value.find_first_of(" \n"));
+  if (value.empty()) return std::nullopt;
+  return std::string(value);
 }
 
 void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus) {

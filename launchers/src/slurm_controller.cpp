@@ -1,6 +1,7 @@
-// The Slurm controller: one job step per launch unit inside an allocation,
-// supervised by the shared launcher loop; resubmission away from lost
-// hosts (see slurm_controller.hpp).
+// The Slurm controller: job steps inside an allocation (the replicas of a
+// node start as one step; a resubmission is a step of its own), supervised
+// per unit by the shared launcher loop; resubmission away from lost hosts
+// (see slurm_controller.hpp).
 #include "slipway/launch/slurm_controller.hpp"
 
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -28,10 +30,14 @@ namespace {
 
 constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
 
-// What `scontrol ARGS` prints (empty when it fails). ARGS come from Slurm's
-// own variables (job ids, host names), quoted.
-std::string scontrol(const std::string& args) {
-  std::string command = "scontrol " + args + " 2>/dev/null";
+// What scontrol prints for `commands` given on its standard input: one
+// process for every query (its start-up and authentication cost more than
+// the queries). Empty when it fails. Commands are built from Slurm's own
+// variables (job ids, host names), quoted.
+std::string scontrol(const std::vector<std::string>& commands) {
+  std::string command = "printf '%s\\n'";
+  for (const auto& c : commands) command += " '" + c + "'";
+  command += " | scontrol 2>/dev/null";
   std::string output;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[4096];
@@ -41,23 +47,17 @@ std::string scontrol(const std::string& args) {
   return output;
 }
 
-// Slurm's NodeAddr of `host` (scontrol show node), or `host` itself.
-std::string node_address(const std::string& host) {
-  std::string output = scontrol("show node -o '" + host + "'");
-  auto at = output.find("NodeAddr=");
-  if (at == std::string::npos) return host;
-  auto end = output.find_first_of(" \n", at);
-  return output.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
-}
-
 // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST, or
-// the source address of the route toward the first host of the job.
-std::string advertise_address(const SlurmJob& job) {
+// the source address of the route toward the first host of the job (at
+// Slurm's NodeAddr for it, from `node_detail`, else its name).
+std::string advertise_address(const SlurmJob& job, const std::string& node_detail) {
   if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) return forced;
   for (const auto& component : job.components) {
     for (const auto& host : component.hosts) {
+      if (auto addr = node_address_from_scontrol(node_detail, host)) {
+        if (auto address = exec::local_address_toward(*addr)) return *address;
+      }
       if (auto address = exec::local_address_toward(host)) return *address;
-      if (auto address = exec::local_address_toward(node_address(host))) return *address;
     }
   }
   char name[256] = {};
@@ -78,26 +78,27 @@ class SlurmRun : public LauncherLoop {
   pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
-    step.job_id = job_.job_id;
     step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
-    step.het_group = het_group_of(step.host);
     unit_host_[unit] = step.host;
-    step.agent_argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                       std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
-                       std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
-                       std::to_string(options_.wire_timeout.count())};
     for (std::uint32_t task : u.tasks) {
       step.agent_argv.push_back("--task");
       step.agent_argv.push_back(plan().tasks[task].name());
     }
-    exec::SpawnOptions spawn;
-    spawn.argv = srun_command(step);
-    for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
-    spawn.env.insert(spawn.env.end(), env.begin(), env.end());
-    spawn.new_process_group = true;
-    spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
     if (attempt > 0) say(u.name + ": new step on " + step.host);
-    return exec::spawn(spawn);
+    return start_step(step, attempt, env);
+  }
+
+  // Replicas of one node on one host starting together share a step (one
+  // srun instead of one per replica); each task reports through the
+  // rendezvous.
+  std::vector<std::vector<std::size_t>> group_first_launches(
+      const std::vector<std::size_t>& starting) override {
+    return group_into_steps(plan(), units(), starting, unit_host_);
+  }
+
+  pid_t start_units(const std::vector<std::size_t>& group, const std::vector<std::string>& env) override {
+    StepRequest step = step_for_units(plan(), units(), group, unit_host_);
+    return start_step(step, 0, env);
   }
 
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
@@ -113,15 +114,45 @@ class SlurmRun : public LauncherLoop {
     }
   }
 
-  void member_ended(const MemberEnded& event) override {
-    if (!event.failed) return;
-    std::size_t unit = unit_of_task(event.task);
-    if (unit >= units().size() || unit_pid(unit) <= 0) return;
-    // The agent vanished without leaving: its host (or its step) is gone.
-    // Cancel the step; the supervisor then resubmits it elsewhere.
+  // The agent vanished without leaving: its host (or its step) is gone.
+  // The unit is resubmitted away from that host.
+  void unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event) override {
     lost_hosts_.insert(unit_host_[unit]);
-    say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); cancelling its step");
-    ::kill(unit_pid(unit), SIGKILL);
+    steps_with_losses_.insert(pid);
+    say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); host marked lost");
+  }
+
+  // A step whose units have all ended but which lost one waits for Slurm to
+  // notice the host (SlurmdTimeout): cancel it now.
+  void process_drained(pid_t pid) override {
+    if (steps_with_losses_.erase(pid)) ::kill(pid, SIGKILL);
+  }
+
+  void process_ended(pid_t pid) override {
+    live_steps_.erase(pid);
+    steps_with_losses_.erase(pid);
+  }
+
+  pid_t start_step(StepRequest& step, int attempt, const std::vector<std::string>& env) {
+    step.job_id = job_.job_id;
+    step.het_group = het_group_of(step.host);
+    std::vector<std::string> agent{options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
+                                   std::to_string(attempt), "--log-dir", run_dir().logs_path(),
+                                   "--grace-ms", std::to_string(options_.grace.count() / 2),
+                                   "--wire-timeout-ms", std::to_string(options_.wire_timeout.count())};
+    step.agent_argv.insert(step.agent_argv.begin(), agent.begin(), agent.end());
+    exec::SpawnOptions spawn;
+    spawn.argv = srun_command(step);
+    for (char** e = environ; *e; ++e) {
+      if (!step_drops_variable(*e)) spawn.env.emplace_back(*e);
+    }
+    spawn.env.insert(spawn.env.end(), env.begin(), env.end());
+    for (auto& entry : step_environment(step)) spawn.env.push_back(std::move(entry));
+    spawn.new_process_group = true;
+    spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
+    pid_t pid = exec::spawn(spawn);
+    live_steps_[pid] = Reservation{step.host, step.cpus * step.tasks, step.gpus * step.tasks};
+    return pid;
   }
 
  private:
@@ -136,24 +167,38 @@ class SlurmRun : public LauncherLoop {
 
   // A host for a resubmitted unit: its previous host unless it was lost,
   // else the first other host with room; lost hosts are never chosen.
+  // Slurm holds a step's CPUs until all of its tasks have ended, so a host
+  // has room now when the steps still running leave room; failing that, a
+  // host where the units still running leave room will have it once the
+  // steps of ended units finish (srun waits for it).
   std::string choose_host(std::size_t unit, const StepRequest& step) {
-    std::map<std::string, std::uint32_t> used_cpus, used_gpus;
+    std::map<std::string, std::uint32_t> held_cpus, held_gpus, used_cpus, used_gpus;
+    for (const auto& [pid, held] : live_steps_) {
+      held_cpus[held.host] += held.cpus;
+      held_gpus[held.host] += held.gpus;
+    }
     for (std::size_t u = 0; u < units().size(); ++u) {
       if (u == unit || unit_pid(u) <= 0) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
       used_cpus[unit_host_[u]] += other.cpus;
       used_gpus[unit_host_[u]] += other.gpus;
     }
-    auto fits = [&](const core::Host& host) {
-      return !lost_hosts_.count(host.name) && used_cpus[host.name] + step.cpus <= host.cpus &&
-             used_gpus[host.name] + step.gpus <= host.gpus;
+    using Taken = std::map<std::string, std::uint32_t>;
+    auto pick = [&](Taken& cpus, Taken& gpus) -> std::optional<std::string> {
+      auto fits = [&](const core::Host& host) {
+        return !lost_hosts_.count(host.name) && cpus[host.name] + step.cpus <= host.cpus &&
+               gpus[host.name] + step.gpus <= host.gpus;
+      };
+      for (const auto& host : plan().hosts) {
+        if (host.name == unit_host_[unit] && fits(host)) return host.name;
+      }
+      for (const auto& host : plan().hosts) {
+        if (fits(host)) return host.name;
+      }
+      return std::nullopt;
     };
-    for (const auto& host : plan().hosts) {
-      if (host.name == unit_host_[unit] && fits(host)) return host.name;
-    }
-    for (const auto& host : plan().hosts) {
-      if (fits(host)) return host.name;
-    }
+    if (auto host = pick(held_cpus, held_gpus)) return *host;
+    if (auto host = pick(used_cpus, used_gpus)) return *host;
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
     throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
@@ -166,6 +211,13 @@ class SlurmRun : public LauncherLoop {
   SlurmJob job_;
   std::vector<std::string> unit_host_;
   std::set<std::string> lost_hosts_;
+  std::set<pid_t> steps_with_losses_;
+  struct Reservation {
+    std::string host;
+    std::uint32_t cpus = 0;
+    std::uint32_t gpus = 0;
+  };
+  std::map<pid_t, Reservation> live_steps_;  // what each running step holds
 };
 
 // Outside an allocation: run this same command under salloc.
@@ -203,14 +255,22 @@ int run_slurm(const SlurmLaunchOptions& options) {
     return 1;
   }
   if (!job) return reexec_under_salloc(options, *program);
+  // One scontrol for the GPUs of every component (Slurm sets no variable
+  // for --gres in salloc) and the first host's address.
+  std::vector<std::string> queries{"details"};
+  for (const auto& component : job->components) queries.push_back("show job " + component.job_id);
   for (const auto& component : job->components) {
-    try {
-      apply_gpus(*job, gpus_from_scontrol(scontrol("show job -d '" + component.job_id + "'")));
-    } catch (const std::exception& e) {
-      say(std::string("warning: cannot read the GPUs of job ") + component.job_id + ": " + e.what());
+    if (!component.hosts.empty()) {
+      queries.push_back("show node " + component.hosts.front());
+      break;
     }
   }
-
+  const std::string detail = scontrol(queries);
+  try {
+    apply_gpus(*job, gpus_from_scontrol(detail));
+  } catch (const std::exception& e) {
+    say(std::string("warning: cannot read the GPUs of job ") + job->job_id + ": " + e.what());
+  }
   auto planned = core::make_plan(*program, allocation_of(*job));
   if (!planned.ok()) {
     say("program '" + *program->name + "' does not fit in job " + job->job_id + ":");
@@ -226,7 +286,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
         " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
-    control.advertise_host = advertise_address(*job);
+    control.advertise_host = advertise_address(*job, detail);
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {

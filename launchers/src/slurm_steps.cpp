@@ -23,21 +23,99 @@ StepRequest step_for_unit(const core::Plan& plan, const LaunchUnit& unit) {
   return step;
 }
 
+namespace {
+
+// A unit that can share a step with other replicas of its node: one task,
+// no GPUs (the agent binds GPUs by plan index per task), memory that
+// --mem-per-cpu expresses exactly.
+bool groupable(const core::Plan& plan, const LaunchUnit& unit) {
+  if (unit.tasks.size() != 1) return false;
+  const core::Task& task = plan.tasks.at(unit.tasks.front());
+  return task.gpus.empty() && (task.mem_mb == 0 || task.mem_mb % std::max<std::uint32_t>(task.cpus, 1) == 0);
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
+                                                       const std::vector<LaunchUnit>& units,
+                                                       const std::vector<std::size_t>& starting,
+                                                       const std::vector<std::string>& unit_hosts) {
+  std::vector<std::vector<std::size_t>> groups;
+  const core::Task* last = nullptr;  // the last task of the open group
+  for (std::size_t u : starting) {
+    const LaunchUnit& unit = units.at(u);
+    const core::Task* task = groupable(plan, unit) ? &plan.tasks.at(unit.tasks.front()) : nullptr;
+    bool joins = task && last && task->node == last->node && task->replica == last->replica + 1 &&
+                 unit_hosts.at(u) == unit_hosts.at(groups.back().back()) &&
+                 task->cpus == last->cpus && task->mem_mb == last->mem_mb;
+    if (joins) {
+      groups.back().push_back(u);
+    } else {
+      groups.push_back({u});
+    }
+    last = task;
+  }
+  return groups;
+}
+
+StepRequest step_for_units(const core::Plan& plan, const std::vector<LaunchUnit>& units,
+                           const std::vector<std::size_t>& group,
+                           const std::vector<std::string>& unit_hosts) {
+  StepRequest step = step_for_unit(plan, units.at(group.front()));
+  const core::Task& first = plan.tasks.at(units.at(group.front()).tasks.front());
+  const core::Task& last = plan.tasks.at(units.at(group.back()).tasks.front());
+  step.node = first.node;
+  step.replica_base = first.replica;
+  step.unit_name = first.node + ".[" + std::to_string(first.replica) + "-" +
+                   std::to_string(last.replica) + "]";
+  step.host = unit_hosts.at(group.front());
+  step.tasks = static_cast<std::uint32_t>(group.size());
+  return step;
+}
+
 std::vector<std::string> srun_command(const StepRequest& step) {
   std::vector<std::string> argv{"srun", "--jobid=" + step.job_id};
   if (step.het_group >= 0) argv.push_back("--het-group=" + std::to_string(step.het_group));
-  argv.insert(argv.end(), {"--nodes=1", "--ntasks=1", "--nodelist=" + step.host,
-                           "--cpus-per-task=" + std::to_string(step.cpus), "--exact",
+  const bool several = step.tasks > 1;
+  argv.insert(argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(step.tasks),
+                           "--nodelist=" + step.host});
+  argv.insert(argv.end(), {"--cpus-per-task=" + std::to_string(step.cpus), "--exact",
                            "--kill-on-bad-exit=0", "--job-name=" + step.program + ":" + step.unit_name,
                            // The agent hosts the program's PMIx server: keep a site's
                            // MpiDefault=pmix from giving it a step-local one.
                            "--mpi=none"});
   // Without --mem a step would claim all of the job's memory on its host
   // where memory is tracked, and its siblings could not start beside it.
-  argv.push_back(step.mem_mb > 0 ? "--mem=" + std::to_string(step.mem_mb) + "M" : "--mem=0");
+  if (step.mem_mb == 0) {
+    argv.push_back("--mem=0");
+  } else if (several) {
+    argv.push_back("--mem-per-cpu=" + std::to_string(step.mem_mb / std::max<std::uint32_t>(step.cpus, 1)) + "M");
+  } else {
+    argv.push_back("--mem=" + std::to_string(step.mem_mb) + "M");
+  }
   if (step.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(step.gpus));
+  if (several) {
+    // Each task names its own replica (node names are shell-safe).
+    argv.insert(argv.end(),
+                {"/bin/sh", "-c",
+                 "exec \"$0\" \"$@\" --task " + step.node +
+                     ".\"${SLIPWAY_REPLICA:-$((SLIPWAY_REPLICA_BASE + SLURM_PROCID))}\""});
+  }
   argv.insert(argv.end(), step.agent_argv.begin(), step.agent_argv.end());
   return argv;
+}
+
+std::vector<std::string> step_environment(const StepRequest& step) {
+  if (step.tasks <= 1) return {};
+  return {"SLIPWAY_PROGRAM=" + step.program,
+          "SLIPWAY_REPLICA_BASE=" + std::to_string(step.replica_base)};
+}
+
+bool step_drops_variable(std::string_view entry) {
+  for (std::string_view name : {"SLIPWAY_REPLICA=", "SLIPWAY_REPLICA_BASE="}) {
+    if (entry.substr(0, name.size()) == name) return true;
+  }
+  return false;
 }
 
 std::vector<std::string> salloc_arguments(const core::Program& program,

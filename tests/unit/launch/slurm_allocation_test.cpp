@@ -91,3 +91,18 @@ TEST_CASE("GPUs per host come from scontrol's per-node GRES lines") {
   apply_gpus(job, gpus);
   CHECK(job.components[0].gpus_per_host == 2);
 }
+
+TEST_CASE("a node's address comes from scontrol's node record") {
+  const char* detail =
+      "NodeName=fn10 Arch=x86_64 CoresPerSocket=1\n"
+      "   NodeAddr=10.0.0.10 NodeHostName=fn10 Version=22.05.8\n"
+      "NodeName=fn1 Arch=x86_64 CoresPerSocket=1\n"
+      "   NodeAddr=10.213.0.11 NodeHostName=fn1 Version=22.05.8\n"
+      "NodeName=fn2 CoresPerSocket=1 NodeHostName=fn2 Version=22.05.8\n"
+      "JobId=3 JobName=x\n";
+  CHECK(node_address_from_scontrol(detail, "fn1") == "10.213.0.11");
+  CHECK(node_address_from_scontrol(detail, "fn10") == "10.0.0.10");
+  CHECK_FALSE(node_address_from_scontrol(detail, "fn2"));  // no NodeAddr in its record
+  CHECK_FALSE(node_address_from_scontrol(detail, "fn3"));
+  CHECK(node_address_from_scontrol("NodeName=fn3 NodeAddr=h3 State=IDLE", "fn3") == "h3");
+}

@@ -53,6 +53,11 @@ std::optional<SlurmJob> read_slurm_job(const EnvLookup& env);
 // for --gres allocations in salloc. Hosts without GPUs are absent.
 std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view job_detail);
 
+// Slurm's NodeAddr of `host` from `scontrol show node` output (one or more
+// nodes, one line each or Slurm's multi-line form); nothing when absent.
+std::optional<std::string> node_address_from_scontrol(std::string_view node_detail,
+                                                      std::string_view host);
+
 // Fills gpus_per_host of each component that has none from `gpus`
 // (component hosts looked up by name).
 void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus);

@@ -5,11 +5,15 @@
 // (salloc_arguments: the user's srun arguments, or one heterogeneous
 // component per resource shape; always --no-kill). Inside one, it reads the
 // allocation (slurm_allocation.hpp), plans onto its hosts, runs the
-// rendezvous on this host (reachable from every host), starts one step per
-// launch unit (slurm_steps.hpp), supervises them with the local launcher's
-// engine, and resubmits a failed unit as a new step within max_retries,
-// away from a host whose agent vanished (a lost host) when another host
-// has room. Exit statuses as `slipway run`.
+// rendezvous on this host (reachable from every host), and starts the
+// program's units as steps (slurm_steps.hpp): the replicas of a node that
+// start together share one step, laid out host by host as planned, and any
+// other unit is a step of its own. It supervises each unit through the
+// rendezvous (an agent leaves with its exit status; one that vanishes has
+// failed; a step's end ends its units that never reported) with the local
+// launcher's engine, and resubmits a failed unit as a new step of its own
+// within max_retries, away from a host whose agent vanished (a lost host)
+// when another host has room. Exit statuses as `slipway run`.
 #pragma once
 
 #include <chrono>
