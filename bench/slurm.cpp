@@ -1,7 +1,9 @@
 // slipway-bench slurm: `srun --program` of a 12-task topology against
-// `srun -n12` of the same command, side by side on the same real test
-// cluster, which the benchmark starts (tests/cluster/cluster.sh) and tears
-// down. Last line: `slurm: srun_ratio=R ...`.
+// `srun -n12` of the same command, side by side (interleaved run by run) on
+// the same real test cluster, which the benchmark starts
+// (tests/cluster/cluster.sh) and tears down. Also timed, to show where the
+// difference goes: `slipway launch` under salloc (no srun hand-over) and
+// salloc around one plain step. Last line: `slurm: srun_ratio=R ...`.
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "bench_registry.hpp"
 #include "bench_util.hpp"
@@ -63,20 +66,44 @@ int run_slurm_bench(const std::vector<std::string>& args) {
       std::ofstream(topology) << "[program]\nname = \"bench12\"\n\n[node.t]\ncommand = [\"/bin/true\"]\n"
                                  "replicas = 12\n";
       std::string cd = "cd '" + (dir / "work").string() + "' && ";
-      std::string with_slipway = cd + "srun -N3 -n12 -p cpu --program='" + topology.string() + "' >/dev/null 2>&1";
-      std::string plain = cd + "srun -N3 -n12 -p cpu /bin/true >/dev/null 2>&1";
-      median_command_ms(plain, 1);  // warm up: first contact with every slurmd
-      median_command_ms(with_slipway, 1);
-      double slipway_ms = median_command_ms(with_slipway, runs);
-      double srun_ms = median_command_ms(plain, runs);
-      if (slipway_ms < 0 || srun_ms <= 0) {
+      const std::string quiet = " >/dev/null 2>&1";
+      const std::string alloc = "salloc -N3 -n12 -p cpu --no-kill ";
+      std::vector<std::string> commands{
+          // what is compared
+          cd + "srun -N3 -n12 -p cpu --program='" + topology.string() + "'" + quiet,
+          cd + "srun -N3 -n12 -p cpu /bin/true" + quiet,
+          // where the difference goes: the controller under salloc itself
+          // (no srun hand-over), and salloc around one plain step
+          cd + alloc + "'" + slipway + "' launch '" + topology.string() + "'" + quiet,
+          cd + alloc + "srun -n12 /bin/true" + quiet};
+      // Warm up (first contact with every slurmd), then interleave the
+      // commands run by run, so that both sides see the same machine load.
+      std::vector<std::vector<double>> times(commands.size());
+      bool failed = false;
+      for (int run = -1; run < runs && !failed; ++run) {
+        for (std::size_t c = 0; c < commands.size(); ++c) {
+          double ms = median_command_ms(commands[c], 1);
+          if (ms < 0) failed = true;
+          if (run >= 0) times[c].push_back(ms);
+        }
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      if (failed) {
         std::fprintf(stderr, "slurm: a run failed\n");
       } else {
-        std::printf("slurm: median of %d runs, 12 tasks of /bin/true on 3 hosts\n", runs);
-        std::printf("  srun --program=bench12.toml  %8.1f ms\n", slipway_ms);
-        std::printf("  srun -n12 /bin/true          %8.1f ms\n", srun_ms);
-        std::printf("slurm: srun_ratio=%.2f program_ms=%.1f srun_ms=%.1f\n", slipway_ms / srun_ms,
-                    slipway_ms, srun_ms);
+        double slipway_ms = median(times[0]), srun_ms = median(times[1]);
+        double launch_ms = median(times[2]), salloc_srun_ms = median(times[3]);
+        std::printf("slurm: median of %d interleaved runs, 12 tasks of /bin/true on 3 hosts\n", runs);
+        std::printf("  srun --program=bench12.toml          %8.1f ms\n", slipway_ms);
+        std::printf("  srun -n12 /bin/true                  %8.1f ms\n", srun_ms);
+        std::printf("  salloc ... slipway launch bench12    %8.1f ms\n", launch_ms);
+        std::printf("  salloc ... srun -n12 /bin/true       %8.1f ms\n", salloc_srun_ms);
+        std::printf("slurm: srun_ratio=%.2f program_ms=%.1f srun_ms=%.1f launch_in_salloc_ms=%.1f "
+                    "srun_in_salloc_ms=%.1f\n",
+                    slipway_ms / srun_ms, slipway_ms, srun_ms, launch_ms, salloc_srun_ms);
         status = 0;
       }
     }

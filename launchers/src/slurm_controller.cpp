@@ -29,6 +29,9 @@ namespace slipway::launch {
 namespace {
 
 constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
+// Set with kSallocGuard when the salloc we ran asked for no GPU or other
+// GRES: the job then holds none, and there is nothing to ask scontrol.
+constexpr const char* kNoGpusGuard = "SLIPWAY_LAUNCH_NO_GPUS";
 
 // What scontrol prints for `commands` given on its standard input: one
 // process for every query (its start-up and authentication cost more than
@@ -45,24 +48,6 @@ std::string scontrol(const std::vector<std::string>& commands) {
     pclose(pipe);
   }
   return output;
-}
-
-// The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST, or
-// the source address of the route toward the first host of the job (at
-// Slurm's NodeAddr for it, from `node_detail`, else its name).
-std::string advertise_address(const SlurmJob& job, const std::string& node_detail) {
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) return forced;
-  for (const auto& component : job.components) {
-    for (const auto& host : component.hosts) {
-      if (auto addr = node_address_from_scontrol(node_detail, host)) {
-        if (auto address = exec::local_address_toward(*addr)) return *address;
-      }
-      if (auto address = exec::local_address_toward(host)) return *address;
-    }
-  }
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
 }
 
 class SlurmRun : public LauncherLoop {
@@ -227,7 +212,13 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
     return 1;
   }
   std::vector<std::string> argv{"salloc"};
-  for (auto& a : salloc_arguments(program, options.srun_args)) argv.push_back(std::move(a));
+  auto args = salloc_arguments(program, options.srun_args);
+  if (requests_gres(args)) {
+    unsetenv(kNoGpusGuard);
+  } else {
+    setenv(kNoGpusGuard, "1", 1);
+  }
+  for (auto& a : args) argv.push_back(std::move(a));
   argv.insert(argv.end(), {options.self_path, "launch", "--grace",
                            std::to_string(options.grace.count() / 1000.0), "--wire-timeout",
                            std::to_string(options.wire_timeout.count() / 1000.0)});
@@ -255,21 +246,50 @@ int run_slurm(const SlurmLaunchOptions& options) {
     return 1;
   }
   if (!job) return reexec_under_salloc(options, *program);
-  // One scontrol for the GPUs of every component (Slurm sets no variable
-  // for --gres in salloc) and the first host's address.
-  std::vector<std::string> queries{"details"};
-  for (const auto& component : job->components) queries.push_back("show job " + component.job_id);
+  const bool job_has_no_gpus = std::getenv(kSallocGuard) && std::getenv(kNoGpusGuard);
+  unsetenv(kNoGpusGuard);  // not for the steps
+  // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST,
+  // or the source address of the route toward the job's first host: at its
+  // name, else at Slurm's NodeAddr for it.
+  std::string first_host;
   for (const auto& component : job->components) {
     if (!component.hosts.empty()) {
-      queries.push_back("show node " + component.hosts.front());
+      first_host = component.hosts.front();
       break;
     }
   }
-  const std::string detail = scontrol(queries);
-  try {
-    apply_gpus(*job, gpus_from_scontrol(detail));
-  } catch (const std::exception& e) {
-    say(std::string("warning: cannot read the GPUs of job ") + job->job_id + ": " + e.what());
+  std::string advertise;
+  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
+    advertise = forced;
+  } else if (auto address = exec::local_address_toward(first_host)) {
+    advertise = *address;
+  }
+  // One scontrol for what is left to ask: the GPUs of every component
+  // (Slurm sets no variable for --gres in salloc) and the first host's
+  // NodeAddr.
+  std::vector<std::string> queries;
+  if (!job_has_no_gpus) {
+    queries.push_back("details");
+    for (const auto& component : job->components) queries.push_back("show job " + component.job_id);
+  }
+  if (advertise.empty() && !first_host.empty()) queries.push_back("show node " + first_host);
+  const std::string detail = queries.empty() ? std::string() : scontrol(queries);
+  if (!job_has_no_gpus) {
+    try {
+      apply_gpus(*job, gpus_from_scontrol(detail));
+    } catch (const std::exception& e) {
+      say(std::string("warning: cannot read the GPUs of job ") + job->job_id + ": " + e.what());
+    }
+  }
+  if (advertise.empty()) {
+    if (auto node_addr = node_address_from_scontrol(detail, first_host)) {
+      advertise = exec::local_address_toward(*node_addr).value_or("");
+    }
+  }
+  if (advertise.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    advertise = name;
   }
   auto planned = core::make_plan(*program, allocation_of(*job));
   if (!planned.ok()) {
@@ -286,7 +306,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
         " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
-    control.advertise_host = advertise_address(*job, detail);
+    control.advertise_host = advertise;
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {

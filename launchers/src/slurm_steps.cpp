@@ -175,4 +175,13 @@ std::vector<std::string> salloc_arguments(const core::Program& program,
   return args;
 }
 
+bool requests_gres(const std::vector<std::string>& salloc_args) {
+  for (const auto& arg : salloc_args) {
+    for (std::string_view prefix : {"--gres", "--gpu", "-G", "--cpus-per-gpu", "--mem-per-gpu", "--tres"}) {
+      if (arg.rfind(prefix, 0) == 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace slipway::launch

@@ -84,4 +84,9 @@ bool step_drops_variable(std::string_view entry);
 std::vector<std::string> salloc_arguments(const core::Program& program,
                                           const std::vector<std::string>& user_srun_args);
 
+// Whether salloc arguments ask for GPUs or any other generic resource
+// (--gres, --gpus*, -G, --cpus-per-gpu, --mem-per-gpu, --tres-*): a job
+// allocated without them holds no GPU.
+bool requests_gres(const std::vector<std::string>& salloc_args);
+
 }  // namespace slipway::launch
