@@ -91,10 +91,6 @@ pid_t LauncherLoop::start_units(const std::vector<std::size_t>&, const std::vect
   throw std::logic_error("this launcher starts one unit per process");
 }
 
-void LauncherLoop::unit_lost(std::size_t unit, pid_t, const MemberEnded& event) {
-  say(units_[unit].name + " lost (" + event.reason + ")");
-}
-
 void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
   if (attempt > 0) {
     for (std::size_t unit : units) {
@@ -178,8 +174,8 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   pid_t pid = tracker_->pid_of(unit);
   int attempt = static_cast<int>(event.attempt);
   if (event.failed) {
-    if (!tracker_->task_vanished(unit, attempt)) return;
-    unit_lost(unit, pid, event);
+    if (pid <= 0 || supervisor_->task(unit).attempt != attempt) return;
+    if (!unit_lost(unit, pid, event) || !tracker_->task_vanished(unit, attempt)) return;
     unit_done(unit, TaskExit{true, SIGKILL}, true);
   } else {
     auto status = tracker_->task_left(unit, attempt, event.exit_status);
@@ -231,15 +227,17 @@ void LauncherLoop::on_wakeup() {
   std::uint64_t count;
   ssize_t ignored = read(wakeup_.get(), &count, sizeof count);
   (void)ignored;
-  std::deque<std::string> stops;
-  std::deque<MemberEnded> ended;
+  std::deque<std::variant<std::string, MemberEnded>> events;
   {
     std::lock_guard lock(queue_mutex_);
-    stops.swap(stop_requests_);
-    ended.swap(ended_members_);
+    events.swap(events_);
   }
-  for (const auto& event : ended) on_member_ended(event);
-  for (const auto& reason : stops) {
+  for (const auto& event : events) {
+    if (const auto* ended = std::get_if<MemberEnded>(&event)) {
+      on_member_ended(*ended);
+      continue;
+    }
+    const std::string& reason = std::get<std::string>(event);
     say("stop requested: " + reason);
     control_->announce_stop(reason);
     carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
@@ -263,12 +261,12 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
 
   control_options.on_stop_request = [this](const std::string& reason) {
     std::lock_guard lock(queue_mutex_);
-    stop_requests_.push_back(reason);
+    events_.emplace_back(reason);
     wake(wakeup_.get());
   };
   control_options.on_member_ended = [this](const MemberEnded& event) {
     std::lock_guard lock(queue_mutex_);
-    ended_members_.push_back(event);
+    events_.emplace_back(event);
     wake(wakeup_.get());
   };
   control_ = std::make_unique<ControlPlane>(std::move(control_options));

@@ -11,9 +11,9 @@
 // kills every unit at once.
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
-// exit statuses), when one of them vanishes (its connection or heartbeats
-// stopped: the unit failed), or when its process exits first (the unit
-// ends with the process's status). One process may carry several units (a
+// exit statuses), when one of them vanishes and the launcher says the unit
+// failed (unit_lost), or when its process exits first (the unit ends with
+// the process's status). One process may carry several units (a
 // Slurm step of many tasks); it is then supervised per unit. Once the
 // program has finished, processes still running (steps flushing their
 // output) get a few seconds to end on their own before they are terminated.
@@ -26,6 +26,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "slipway/core/plan.hpp"
@@ -69,9 +70,13 @@ class LauncherLoop {
   // A unit's process ended while the unit was still attached to it
   // (before the supervisor hears of it).
   virtual void unit_ended(std::size_t /*unit*/, const exec::ExitStatus& /*status*/) {}
-  // A running unit's agent vanished (`pid`: the process that carried it);
-  // the unit then fails. Default: says so.
-  virtual void unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event);
+  // A running unit's agent vanished from the rendezvous without leaving
+  // (`pid`: the process carrying the unit). Returns whether the unit has
+  // failed now; otherwise it ends with its process. Default: false (a local
+  // agent that died is reaped with its real status).
+  virtual bool unit_lost(std::size_t /*unit*/, pid_t /*pid*/, const MemberEnded& /*event*/) {
+    return false;
+  }
   // Every unit of a still running process has ended.
   virtual void process_drained(pid_t /*pid*/) {}
   // A child process was reaped (any child: a unit's process or an orphan).
@@ -105,9 +110,10 @@ class LauncherLoop {
   std::unique_ptr<ControlPlane> control_;
   exec::UniqueFd signals_;
   exec::UniqueFd wakeup_;
+  // From the rendezvous thread, in the order they happened (a stop request
+  // comes before the leaves of the tasks it stopped).
   std::mutex queue_mutex_;
-  std::deque<std::string> stop_requests_;
-  std::deque<MemberEnded> ended_members_;
+  std::deque<std::variant<std::string, MemberEnded>> events_;
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;

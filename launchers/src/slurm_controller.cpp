@@ -99,12 +99,14 @@ class SlurmRun : public LauncherLoop {
     }
   }
 
-  // The agent vanished without leaving: its host (or its step) is gone.
-  // The unit is resubmitted away from that host.
-  void unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event) override {
+  // The agent vanished without leaving: its host (or its step) is gone,
+  // and srun would wait for Slurm to notice. The unit has failed now and
+  // is resubmitted away from that host.
+  bool unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event) override {
     lost_hosts_.insert(unit_host_[unit]);
     steps_with_losses_.insert(pid);
     say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); host marked lost");
+    return true;
   }
 
   // A step whose units have all ended but which lost one waits for Slurm to
