@@ -94,14 +94,10 @@ std::vector<std::string> srun_command(const StepRequest& step) {
     argv.push_back("--mem=" + std::to_string(step.mem_mb) + "M");
   }
   if (step.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(step.gpus));
-  if (several) {
-    // Each task names its own replica (node names are shell-safe).
-    argv.insert(argv.end(),
-                {"/bin/sh", "-c",
-                 "exec \"$0\" \"$@\" --task " + step.node +
-                     ".\"${SLIPWAY_REPLICA:-$((SLIPWAY_REPLICA_BASE + SLURM_PROCID))}\""});
-  }
   argv.insert(argv.end(), step.agent_argv.begin(), step.agent_argv.end());
+  // Each task of a shared step finds its replica itself (slipway-exec
+  // --node: $SLIPWAY_REPLICA, else base + $SLURM_PROCID).
+  if (several) argv.insert(argv.end(), {"--node", step.node});
   return argv;
 }
 

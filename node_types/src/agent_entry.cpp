@@ -7,7 +7,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <system_error>
@@ -45,6 +47,28 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
   options.hooks.push_back(mpi_hooks.get());
 #endif
   return run_agent(plan, options, wiring);
+}
+
+namespace {
+
+std::optional<std::uint32_t> number_from(const char* name) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  std::uint32_t value = 0;
+  const char* end = text + std::strlen(text);
+  auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> replica_from_environment() {
+  if (auto replica = number_from("SLIPWAY_REPLICA")) return replica;
+  auto base = number_from("SLIPWAY_REPLICA_BASE");
+  auto rank = number_from("SLURM_PROCID");
+  if (!base || !rank) return std::nullopt;
+  return *base + *rank;
 }
 
 pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,

@@ -20,8 +20,13 @@ int main(int argc, char** argv) {
   long long wire_timeout_ms = 300000;
   app.add_option("--plan", plan_path, "The program's plan (plan.json from the run directory)")
       ->required();
-  app.add_option("--task", options.tasks, "NODE.REPLICA to run; repeat for colocated tasks")
-      ->required();
+  std::string node;
+  auto* task_option =
+      app.add_option("--task", options.tasks, "NODE.REPLICA to run; repeat for colocated tasks");
+  app.add_option("--node", node,
+                 "Run replica $SLIPWAY_REPLICA of NODE (else $SLIPWAY_REPLICA_BASE + "
+                 "$SLURM_PROCID): one Slurm step starting several replicas")
+      ->excludes(task_option);
   app.add_option("--attempt", options.attempt, "Resubmission count, 0 on first launch");
   app.add_option("--log-dir", options.log_dir, "Append each task's output to DIR/NODE.REPLICA.log");
   app.add_option("--grace-ms", grace_ms, "Time between SIGTERM and SIGKILL when stopping");
@@ -31,6 +36,19 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!node.empty()) {
+    auto replica = exec::replica_from_environment();
+    if (!replica) {
+      std::fprintf(stderr, "slipway-exec: --node %s: neither SLIPWAY_REPLICA nor "
+                   "SLIPWAY_REPLICA_BASE and SLURM_PROCID are set\n", node.c_str());
+      return 2;
+    }
+    options.tasks.push_back(node + "." + std::to_string(*replica));
+  }
+  if (options.tasks.empty()) {
+    std::fprintf(stderr, "slipway-exec: give --task NODE.REPLICA or --node NODE\n");
+    return 2;
   }
   options.grace = std::chrono::milliseconds(grace_ms);
   options.wire_timeout = std::chrono::milliseconds(wire_timeout_ms);

@@ -24,6 +24,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,11 @@
 namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options);
+
+// The replica a task of a multi-replica Slurm step runs: SLIPWAY_REPLICA
+// (set by slipway.so in slurmstepd), else SLIPWAY_REPLICA_BASE +
+// SLURM_PROCID; nothing when neither is set or a value is not a number.
+std::optional<std::uint32_t> replica_from_environment();
 
 pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
                  const std::vector<std::string>& env);
