@@ -194,16 +194,8 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
   transmit(id, call, peer);
 }
 
-std::chrono::nanoseconds EndpointCore::caller_window() const noexcept {
-  if (options_.busy_poll.count() > 0) return options_.busy_poll;
-  std::chrono::nanoseconds typical(reply_ns_.load(std::memory_order_relaxed));
-  std::chrono::nanoseconds limit = options_.poll_limit;
-  if (typical > limit) return std::chrono::nanoseconds(0);
-  return std::min(limit, 2 * typical + std::chrono::microseconds(2));
-}
-
 Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes request,
-                         Timeout timeout) {
+                         Timeout timeout, PollWindow& window) {
   // Where the reply lands; the completion runs on whichever thread owns
   // the worker then (this one while it drives).
   struct Waiter {
@@ -220,6 +212,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
   };
   const auto start = ProgressLoop::Clock::now();
   bool finished_here = false;
+  std::chrono::nanoseconds polled{0};
   if (options_.caller_progress && loop_->try_acquire()) {
     // This thread owns the worker: send from here and poll for the reply
     // for a short while, then hand the worker back armed.
@@ -228,11 +221,15 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
       ~Release() { loop.release(); }
     } release{*loop_};
     start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
-    const auto until = start + caller_window();
-    do {
+    polled = options_.busy_poll.count() > 0 ? std::chrono::nanoseconds(options_.busy_poll)
+                                            : window.next(options_.poll_limit);
+    for (;;) {
       loop_->poll_once();
       finished_here = waiter.done.load();
-    } while (!finished_here && ProgressLoop::Clock::now() < until && !loop_->stop_requested());
+      auto now = ProgressLoop::Clock::now();
+      if (finished_here || now - start >= polled || loop_->stop_requested()) break;
+      pause_polling(now - start);
+    }
   } else {
     start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
   }
@@ -241,14 +238,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
     std::unique_lock lock(waiter.mutex);
     waiter.ready.wait(lock, [&] { return waiter.done.load(); });
   }
-  // The moving average of round trips (a quarter of each new one, capped
-  // so that one slow call does not stop callers polling for long).
-  auto took = std::min<std::int64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(ProgressLoop::Clock::now() - start)
-          .count(),
-      4 * std::chrono::nanoseconds(options_.poll_limit).count());
-  auto old = reply_ns_.load(std::memory_order_relaxed);
-  reply_ns_.store(old + (took - old) / 4, std::memory_order_relaxed);
+  window.observe(ProgressLoop::Clock::now() - start, polled, options_.poll_limit);
   if (waiter.result.error) std::rethrow_exception(waiter.result.error);
   return std::move(waiter.result.value);
 }

@@ -50,7 +50,7 @@ Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) co
                        "courier endpoint " + lease_->core->name() + " would wait forever; use "
                        "call_async(), or set EndpointOptions::handler_threads");
   }
-  return lease_->core->call(lease_->peer, method, std::move(request), timeout);
+  return lease_->core->call(lease_->peer, method, std::move(request), timeout, lease_->window);
 }
 
 namespace {

@@ -129,8 +129,10 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void start_call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout,
                   bool oneway, CallDone done);
   // A blocking call: the calling thread drives the worker while it waits
-  // when it can (EndpointOptions::caller_progress). Not on the owner.
-  Bytes call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout);
+  // when it can (EndpointOptions::caller_progress), for as long as `window`
+  // says (learnt from the round trips to this callee). Not on the owner.
+  Bytes call(std::uint64_t peer, std::string method, Bytes request, Timeout timeout,
+             PollWindow& window);
   // From a Responder: the call's answer (kind reply_ok or reply_error).
   void respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
                wire::RemoteStatus status, Bytes data);
@@ -163,7 +165,6 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Caller side (core_calls.cpp).
   void begin_call(std::uint64_t peer_id, std::string method, Bytes request,
                   std::chrono::milliseconds wait, bool oneway, CallDone done);
-  std::chrono::nanoseconds caller_window() const noexcept;
   void connect_peer(std::uint64_t peer_id, Peer& peer);
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;
@@ -213,9 +214,6 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unique_ptr<HandlerPool> pool_;
   std::atomic<std::uint64_t> next_peer_{0};
   std::atomic<bool> shut_down_{false};
-  // Recent round-trip time of blocking calls (a moving average, in ns),
-  // which sets how long a caller drives the worker; any thread.
-  std::atomic<std::int64_t> reply_ns_{0};
   struct Counters {
     std::atomic<std::uint64_t> calls_started{0};
     std::atomic<std::uint64_t> requests_received{0};
@@ -253,6 +251,8 @@ struct PeerLease {
   std::uint64_t peer = 0;
   std::string name;
   std::unique_ptr<AddressDirectory::Watch> watch;
+  // How long blocking calls to this callee poll (any thread).
+  PollWindow window;
   ~PeerLease();
 };
 

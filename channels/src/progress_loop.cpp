@@ -4,6 +4,7 @@
 #include "progress_loop.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -24,6 +25,10 @@ using namespace std::chrono_literals;
 constexpr std::chrono::microseconds kTransferWait{100};
 // Below this a learnt poll window is not worth a round.
 constexpr std::chrono::nanoseconds kMinWindow = 2us;
+// Polling longer than this yields the CPU between rounds.
+constexpr std::chrono::nanoseconds kYieldAfter = 10us;
+// How long a caller waits for a polling progress thread to hand over.
+constexpr std::chrono::nanoseconds kHandOverWait = 50us;
 
 ChannelError os_error(const char* what) {
   return ChannelError(Errc::transport, std::string(what) + ": " + std::strerror(errno));
@@ -31,17 +36,47 @@ ChannelError os_error(const char* what) {
 
 }  // namespace
 
-void PollWindow::observe(Duration gap) noexcept {
-  if (limit_.count() <= 0) return;
-  if (gap <= limit_) {
-    // Cover twice the gap at once; shrink slowly towards it.
-    Duration want = std::min(limit_, gap * 2 + kMinWindow);
-    window_ = std::min(limit_, std::max(want, window_ - window_ / 8));
-  } else {
-    // Polling would not have caught it: poll less.
-    window_ /= 2;
-    if (window_ < kMinWindow) window_ = Duration(0);
+void pause_polling(std::chrono::nanoseconds polled) noexcept {
+  if (polled > kYieldAfter) ::sched_yield();
+}
+
+PollWindow::Duration PollWindow::window(Duration limit) const noexcept {
+  Duration peak(peak_ns_.load(std::memory_order_relaxed));
+  return std::min(limit, 2 * peak + kMinWindow);
+}
+
+bool PollWindow::off() const noexcept {
+  return misses_.load(std::memory_order_relaxed) >= 512;
+}
+
+void PollWindow::observe(Duration took, Duration polled, Duration limit) noexcept {
+  if (limit.count() <= 0) return;
+  if (took <= limit) {
+    auto peak = peak_ns_.load(std::memory_order_relaxed);
+    peak_ns_.store(std::max<std::int64_t>(took.count(), peak - peak / 64),
+                   std::memory_order_relaxed);
   }
+  if (polled.count() <= 0) return;
+  const bool was_off = off();
+  const bool hit = took <= polled;
+  auto misses = misses_.load(std::memory_order_relaxed);
+  misses = misses - misses / 8 + (hit ? 0 : 1024 / 8);
+  if (hit && was_off) misses = 256;  // a probe paid off: poll again
+  misses_.store(misses, std::memory_order_relaxed);
+  if (hit) {
+    probe_every_.store(kProbeEvery, std::memory_order_relaxed);
+  } else if (was_off) {
+    auto every = probe_every_.load(std::memory_order_relaxed);
+    probe_every_.store(std::min(kProbeEveryMax, every * 2), std::memory_order_relaxed);
+  }
+}
+
+PollWindow::Duration PollWindow::next(Duration limit) noexcept {
+  if (limit.count() <= 0) return Duration(0);
+  if (peak_ns_.load(std::memory_order_relaxed) == 0) return limit;  // nothing learnt yet
+  if (!off()) return window(limit);
+  auto every = probe_every_.load(std::memory_order_relaxed);
+  return waits_.fetch_add(1, std::memory_order_relaxed) % every == 0 ? limit : Duration(0);
 }
 
 ProgressLoop::ProgressLoop(std::shared_ptr<ucx::Worker> worker) : worker_(std::move(worker)) {
@@ -79,7 +114,6 @@ ProgressLoop::~ProgressLoop() {
 
 void ProgressLoop::start(Settings settings) {
   settings_ = std::move(settings);
-  window_ = PollWindow(settings_.poll_limit);
   {
     std::lock_guard lock(mutex_);
     accepting_ = true;
@@ -177,8 +211,21 @@ bool ProgressLoop::poll_once() {
   return run_posted() || active;
 }
 
+bool ProgressLoop::take_from_poller() {
+  // The progress thread gives the worker up at its next polling round.
+  ++drive_wanted_;
+  const auto deadline = Clock::now() + kHandOverWait;
+  bool taken = false;
+  while (!(taken = drive_mutex_.try_lock()) && Clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  --drive_wanted_;
+  return taken;
+}
+
 bool ProgressLoop::try_acquire() {
-  if (stop_flag_.load() || !running_.load() || !drive_mutex_.try_lock()) return false;
+  if (stop_flag_.load() || !running_.load()) return false;
+  if (!drive_mutex_.try_lock() && !(polling_.load() && take_from_poller())) return false;
   if (stop_flag_.load() || !running_.load()) {
     drive_mutex_.unlock();
     return false;
@@ -229,14 +276,13 @@ void ProgressLoop::release() noexcept {
   if (wake_loop) wake();
 }
 
-bool ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
+void ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
   sleeping_ = true;
   bool idle = false;
   {
     std::lock_guard lock(mutex_);
     idle = posted_.empty() && !stop_requested_;
   }
-  bool slept = false;
   if (idle && !settings_.pending() && worker_->arm()) {
     // Until the nearest timer (at most a minute), or kTransferWait while
     // our transfers are in flight.
@@ -264,33 +310,41 @@ bool ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
     }
     drive.lock();
     owner_ = self;
-    slept = true;
   }
   sleeping_ = false;
-  return slept;
 }
 
 void ProgressLoop::run() {
   std::unique_lock drive(drive_mutex_);
   owner_ = std::this_thread::get_id();
+  const std::chrono::nanoseconds limit = settings_.poll_limit;
   auto last_activity = Clock::now();
   bool in_burst = true;
+  std::chrono::nanoseconds window{0};
   for (;;) {
     bool active = poll_once();
     if (stop_flag_.load()) break;
     auto now = Clock::now();
     if (active) {
-      if (!in_burst) window_.observe(now - last_activity);
-      last_activity = now;
+      polling_ = false;
+      if (!in_burst) window_.observe(now - last_activity, window, limit);
       in_burst = true;
-    } else {
-      in_burst = false;
+      last_activity = now;
+      continue;
     }
-    auto window = settings_.busy_poll.count() > 0
-                      ? std::chrono::nanoseconds(settings_.busy_poll)
-                      : window_.get();
-    if (now - last_activity < window) continue;  // poll on a little
-    if (wait_idle(drive)) in_burst = false;
+    if (in_burst) {
+      // The burst is over: how long to poll before sleeping.
+      in_burst = false;
+      window = settings_.busy_poll.count() > 0 ? std::chrono::nanoseconds(settings_.busy_poll)
+                                               : window_.next(limit);
+    }
+    if (now - last_activity < window && drive_wanted_.load() == 0) {  // poll on a little
+      polling_ = true;
+      pause_polling(now - last_activity);
+      continue;
+    }
+    polling_ = false;
+    wait_idle(drive);
   }
   run_posted();  // what was posted before stop() began still runs
   if (stop_task_) stop_task_();

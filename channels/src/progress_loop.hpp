@@ -14,9 +14,8 @@
 //
 // Polling: after activity the progress thread keeps polling for a short
 // window before it arms and sleeps. busy_poll > 0 fixes that window; else
-// it is learnt from the gaps between bursts of activity (twice the recent
-// gap when that is at most `poll_limit`, shrinking to 0 when gaps are
-// longer; poll_limit 0 = never poll). Idle, it always sleeps in epoll.
+// it is learnt from the gaps between bursts of activity (PollWindow, at
+// most `poll_limit`; 0 = never poll). Idle, it always sleeps in epoll.
 //
 // Contract: post() may be called from any thread (also the owner); tasks run
 // in post order on the owner. schedule()/cancel() are for the owner only.
@@ -40,20 +39,42 @@
 
 namespace slipway::channels::detail {
 
-// How long to poll after activity before sleeping, learnt from the gaps
-// between bursts of activity.
+// How long to poll before sleeping, learnt from how long the awaited thing
+// took: the gap until the next burst of activity (progress thread), or a
+// reply's round trip (a caller). The window is twice the recent peak of
+// those times that were within `limit` (slowly forgotten), at most `limit`.
+// Polling stops while most recent polled waits ended asleep anyway (the
+// thing came after the window: a loaded host, sparse traffic); then every
+// probe_every-th wait polls for the whole limit, so that polling comes back
+// once it pays off again (without it a sleeping peer is slow, which keeps
+// this side sleeping, which keeps the peer slow), each failed probe
+// doubling the interval up to kProbeEveryMax. Threads may share one
+// (relaxed atomics: a lost update only costs that update).
 class PollWindow {
  public:
   using Duration = std::chrono::nanoseconds;
-  explicit PollWindow(Duration limit = Duration(0)) : limit_(limit) {}
-  // A burst of activity began `gap` after the previous one ended.
-  void observe(Duration gap) noexcept;
-  Duration get() const noexcept { return window_; }
+  static constexpr std::uint32_t kProbeEvery = 8;
+  static constexpr std::uint32_t kProbeEveryMax = 1024;
+  // The awaited thing came `took` after a wait began that polled for
+  // `polled` (what next() said) before it slept.
+  void observe(Duration took, Duration polled, Duration limit) noexcept;
+  // How long to poll in the next wait (0: sleep at once).
+  Duration next(Duration limit) noexcept;
+  // The learnt window, and whether polling is off for now.
+  Duration window(Duration limit) const noexcept;
+  bool off() const noexcept;
 
  private:
-  Duration limit_;
-  Duration window_{0};
+  std::atomic<std::int64_t> peak_ns_{0};
+  std::atomic<std::uint32_t> misses_{0};  // moving share of polled waits that slept, of 1024
+  std::atomic<std::uint32_t> waits_{0};
+  std::atomic<std::uint32_t> probe_every_{kProbeEvery};
 };
+
+// Between two polling rounds, `polled` into a wait: after a little polling
+// it yields the CPU, so that on a host with fewer free cores than polling
+// threads the peer being waited for gets to run.
+void pause_polling(std::chrono::nanoseconds polled) noexcept;
 
 class ProgressLoop {
  public:
@@ -95,9 +116,10 @@ class ProgressLoop {
   void cancel(const TimerKey& key);
 
   // Caller-side progress (see the ownership rule above). try_acquire()
-  // takes the worker if no thread holds it and the loop is not stopping;
-  // then the caller is its owner until release() (tasks posted before
-  // have run). poll_once() (owner only)
+  // takes the worker if no thread holds it, or if the progress thread
+  // only polls (it then hands the worker over within kHandOverWait), and
+  // the loop is not stopping; then the caller is its owner until release()
+  // (tasks posted before have run). poll_once() (owner only)
   // progresses the worker and runs what is due; returns whether anything
   // happened. release() hands the worker back to the progress thread,
   // armed, waking it when it has something to do. stop_requested() tells
@@ -111,9 +133,10 @@ class ProgressLoop {
   void run();
   bool run_posted();
   void run_due_timers();
-  bool wait_idle(std::unique_lock<std::mutex>& drive);  // whether it slept
+  void wait_idle(std::unique_lock<std::mutex>& drive);
   void wake();
   void watch_worker(bool on) noexcept;
+  bool take_from_poller();
 
   std::shared_ptr<ucx::Worker> worker_;
   int epoll_fd_ = -1;
@@ -123,6 +146,8 @@ class ProgressLoop {
   std::atomic<bool> running_{false};
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> driving_{false};     // a caller holds the worker
+  std::atomic<bool> polling_{false};     // the progress thread polls after activity
+  std::atomic<int> drive_wanted_{0};     // callers waiting for it to stop polling
   std::atomic<bool> has_posted_{false};  // posted_ is not empty
   std::atomic<bool> stop_flag_{false};   // stop_requested_, readable without mutex_
 
@@ -141,7 +166,7 @@ class ProgressLoop {
   Settings settings_;
   std::map<TimerKey, Task> timers_;
   std::uint64_t timer_seq_ = 0;
-  PollWindow window_;
+  PollWindow window_;  // after activity (when busy_poll is 0)
 };
 
 }  // namespace slipway::channels::detail

@@ -5,12 +5,16 @@
 // blocking call(), future-returning call_async(), one-way send(), each with
 // a timeout. docs/channels.md is the user's guide.
 //
-// Threading: each Endpoint owns one UCX worker and one progress thread, the
-// only thread that touches that worker. Every public function may be called
-// from any thread; calls are handed to the progress thread and their results
-// handed back through futures. Handlers run on the progress thread unless
+// Threading: each Endpoint owns one UCX worker and one progress thread.
+// One thread at a time progresses the worker: the progress thread, or,
+// while that thread sleeps, a thread blocked in Handle::call that drives the
+// worker itself until its reply comes (or a short window passes) and then
+// hands it back (EndpointOptions::caller_progress). Every public function
+// may be called from any thread; results come back through futures or the
+// blocking call. Handlers run on the thread progressing the worker unless
 // EndpointOptions::handler_threads > 0. Idle, the progress thread sleeps in
-// epoll on the worker's event fd (after ucp_worker_arm); it never spins.
+// epoll on the worker's event fd (after ucp_worker_arm); after activity it
+// polls for a short, bounded window first (busy_poll, poll_limit).
 //
 // Failure: every function throws ChannelError. A handler's exception (or
 // Responder::fail) reaches the caller as Errc::remote_error with its message.
@@ -86,8 +90,10 @@ class Handle {
   Handle& operator=(const Handle&) = default;
   ~Handle();
 
-  // Blocks until the reply. Throws Errc::would_deadlock on the endpoint's
-  // own progress thread (use call_async there, or handler_threads).
+  // Blocks until the reply; the calling thread may progress the endpoint's
+  // worker meanwhile (and run its handlers). Throws Errc::would_deadlock on
+  // the thread progressing the endpoint's worker, i.e. from its handlers
+  // (use call_async there, or handler_threads).
   Bytes call(const std::string& method, Bytes request, Timeout timeout = {}) const;
   std::future<Bytes> call_async(const std::string& method, Bytes request,
                                 Timeout timeout = {}) const;

@@ -44,16 +44,17 @@ struct EndpointOptions {
   // Idle, the progress thread always sleeps (ucp_worker_arm + epoll). After
   // activity it polls for a short window first: busy_poll > 0 fixes that
   // window (a core spent per endpoint while traffic flows); with busy_poll 0
-  // (the default) the window is learnt from the gaps between messages, from
-  // 0 up to poll_limit (0 = never poll: every wait sleeps in epoll).
+  // (the default) the window is learnt from the gaps between messages (twice
+  // their recent peak, at most poll_limit, none while polling does not pay).
+  // poll_limit 0: never poll, every wait sleeps in epoll.
   std::chrono::microseconds busy_poll{0};
   std::chrono::microseconds poll_limit{100};
   // A thread blocked in Handle::call drives the worker itself while the
-  // progress thread sleeps: it sends the request and polls for the reply
-  // for up to busy_poll when set, else about twice the recent reply time
-  // when that is within poll_limit, so a quick reply needs no thread
-  // hand-offs. Then (or when another thread drives) it sleeps until the
-  // reply. false: calls are handed to the progress thread.
+  // progress thread sleeps or only polls: it sends the request and polls
+  // for the reply for busy_poll when set, else for a window learnt the same
+  // way from the round trips to that callee, so a quick reply needs no
+  // thread hand-offs. Then (or when another thread holds the worker) it
+  // sleeps until the reply. false: calls are handed to the progress thread.
   bool caller_progress = true;
 };
 

@@ -1,0 +1,153 @@
+// How endpoints progress their workers: callers that drive the worker while
+// they wait, progress threads that poll after activity and sleep when idle.
+// Every progress mode gives the same answers; an idle endpoint spends no CPU;
+// handlers that run on a driving caller still cannot block on a call.
+#include <time.h>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "transports.hpp"
+
+using namespace slipway::channels;
+using namespace slipway::channels::testing;
+
+namespace {
+
+struct Mode {
+  const char* name;
+  bool caller_progress;
+  int poll_limit_us;
+  int busy_poll_us;
+};
+
+EndpointOptions options_in(const std::string& tls, const std::string& name, const Mode& mode) {
+  auto options = options_for(tls, name);
+  options.caller_progress = mode.caller_progress;
+  options.poll_limit = std::chrono::microseconds(mode.poll_limit_us);
+  options.busy_poll = std::chrono::microseconds(mode.busy_poll_us);
+  return options;
+}
+
+Mode any_mode() {
+  return GENERATE(Mode{"default", true, 100, 0}, Mode{"sleep", false, 0, 0},
+                  Mode{"caller progress, no polling", true, 0, 0},
+                  Mode{"busy poll", true, 100, 50});
+}
+
+// A client endpoint with a handle to a server endpoint serving "echo".
+struct EchoPair {
+  EchoPair(const std::string& tls, const Mode& mode)
+      : server(options_in(tls, "server.0", mode)), client(options_in(tls, "client.0", mode)) {
+    server.register_method("echo", [](ByteView request) { return to_bytes(request); });
+    handle.emplace(client.connect(server.address(), "server.0"));
+  }
+  Endpoint server;
+  Endpoint client;
+  std::optional<Handle> handle;
+};
+
+double process_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+TEST_CASE("channels: endpoints that serve and call each other agree in every progress mode",
+          "[channels][progress]") {
+  auto tls = any_transport();
+  auto mode = any_mode();
+  INFO("UCX_TLS=" << tls << " mode " << mode.name);
+  Endpoint a(options_in(tls, "a.0", mode));
+  Endpoint b(options_in(tls, "b.0", mode));
+  Handle a_to_b = a.connect(b.address(), "b.0");
+  Handle b_to_a = b.connect(a.address(), "a.0");
+  a.register_method("echo", [](ByteView request) {
+    Bytes reply = to_bytes(request);
+    reply.push_back(std::byte{'a'});
+    return reply;
+  });
+  b.register_method("echo", [](ByteView request) {
+    Bytes reply = to_bytes(request);
+    reply.push_back(std::byte{'b'});
+    return reply;
+  });
+  // A handler of a runs on whichever thread progresses a's worker (its
+  // progress thread, or one of a's callers driving it): never may it block
+  // on a call through a.
+  a.register_method("nested", [&](ByteView) {
+    try {
+      a_to_b.call("echo", to_bytes("x"));
+      return to_bytes("called");
+    } catch (const ChannelError& e) {
+      return to_bytes(e.code() == Errc::would_deadlock ? "would_deadlock" : e.what());
+    }
+  });
+
+  const int kCalls = 300;
+  std::atomic<int> good{0};
+  std::atomic<int> bad{0};
+  auto caller = [&](const Handle& handle, char tag, int id, bool async) {
+    for (int i = 0; i < kCalls; ++i) {
+      std::string text = std::to_string(id) + "/" + std::to_string(i);
+      if (i % 50 == 0) text.append(100 * 1024, 'x');  // some by rendezvous
+      try {
+        Bytes reply = async ? handle.call_async("echo", to_bytes(text)).get()
+                            : handle.call("echo", to_bytes(text));
+        (to_string(reply) == text + tag ? good : bad)++;
+        if (tag == 'a' && i % 10 == 0) {
+          (to_string(handle.call("nested", {})) == "would_deadlock" ? good : bad)++;
+        }
+      } catch (const ChannelError& e) {
+        UNSCOPED_INFO(e.what());
+        bad++;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back(caller, a_to_b, 'b', 0, false);
+  threads.emplace_back(caller, a_to_b, 'b', 1, false);
+  threads.emplace_back(caller, a_to_b, 'b', 2, true);
+  threads.emplace_back(caller, b_to_a, 'a', 3, false);
+  threads.emplace_back(caller, b_to_a, 'a', 4, false);
+  for (auto& t : threads) t.join();
+  CHECK(bad == 0);
+  CHECK(good == 5 * kCalls + 2 * (kCalls / 10));
+}
+
+TEST_CASE("channels: an endpoint spends no CPU once its traffic stops", "[channels][progress]") {
+  auto tls = any_transport();
+  auto mode = GENERATE(Mode{"default", true, 100, 0}, Mode{"busy poll", true, 100, 200});
+  INFO("UCX_TLS=" << tls << " mode " << mode.name);
+  EchoPair pair(tls, mode);
+  const Handle& handle = *pair.handle;
+  for (int i = 0; i < 2000; ++i) REQUIRE(handle.call("echo", to_bytes("ping")).size() == 4);
+  // Poll windows are at most a few hundred microseconds after activity.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  double before = process_cpu_ms();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  double spent = process_cpu_ms() - before;
+  INFO("CPU while idle: " << spent << " ms in 500 ms");
+  CHECK(spent < 25.0);
+  // And the endpoints still answer after sleeping.
+  CHECK(to_string(handle.call("echo", to_bytes("again"))) == "again");
+}
+
+TEST_CASE("channels: a zero timeout fails the call even when the reply is instant",
+          "[channels][progress]") {
+  auto tls = any_transport();
+  auto mode = any_mode();
+  INFO("UCX_TLS=" << tls << " mode " << mode.name);
+  EchoPair pair(tls, mode);
+  const Handle& handle = *pair.handle;
+  CHECK(to_string(handle.call("echo", to_bytes("warm"))) == "warm");
+  try {
+    handle.call("echo", to_bytes("x"), std::chrono::milliseconds(0));
+    FAIL("a call with a zero timeout returned");
+  } catch (const ChannelError& e) {
+    CHECK(e.code() == Errc::timeout);
+  }
+}

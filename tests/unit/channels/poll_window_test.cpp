@@ -1,0 +1,71 @@
+// PollWindow: how long a progress thread or a waiting caller polls before it
+// sleeps, learnt from how long the awaited thing took (no UCX involved).
+#include <catch2/catch.hpp>
+
+#include "progress_loop.hpp"
+
+using slipway::channels::detail::PollWindow;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::chrono::nanoseconds kLimit = 100us;
+
+// Observes `times` waits that polled for what next() said.
+void learn(PollWindow& window, std::chrono::nanoseconds took, int times) {
+  for (int i = 0; i < times; ++i) window.observe(took, window.next(kLimit), kLimit);
+}
+
+}  // namespace
+
+TEST_CASE("channels: the first wait of a poll window polls for the whole limit", "[channels][poll]") {
+  PollWindow window;
+  CHECK(window.next(kLimit) == kLimit);
+  CHECK(window.next(0us) == 0us);  // poll_limit 0: never poll
+}
+
+TEST_CASE("channels: a poll window covers twice the recent peak, at most the limit", "[channels][poll]") {
+  PollWindow window;
+  learn(window, 10us, 4);
+  CHECK(window.next(kLimit) == 22us);
+  learn(window, 30us, 1);
+  CHECK(window.next(kLimit) == 62us);
+  // Shorter times forget the peak slowly.
+  learn(window, 10us, 8);
+  CHECK(window.next(kLimit) > 40us);
+  CHECK(window.next(kLimit) < 62us);
+  learn(window, 80us, 1);
+  CHECK(window.next(kLimit) == kLimit);
+}
+
+TEST_CASE("channels: a poll window stops while most polled waits end asleep, and probes back",
+          "[channels][poll]") {
+  PollWindow window;
+  learn(window, 20us, 4);
+  REQUIRE_FALSE(window.off());
+  // An occasional slow one does not stop polling.
+  learn(window, 1ms, 1);
+  CHECK_FALSE(window.off());
+  // Mostly slow ones do: then only every kProbeEvery-th wait polls.
+  learn(window, 1ms, 10);
+  REQUIRE(window.off());
+  int polled = 0;
+  for (unsigned i = 0; i < 8 * PollWindow::kProbeEvery; ++i) {
+    auto p = window.next(kLimit);
+    if (p > 0us) ++polled;
+    window.observe(1ms, p, kLimit);  // every probe fails
+  }
+  // Failed probes double the interval: fewer than one in kProbeEvery polled.
+  CHECK(polled >= 1);
+  CHECK(polled < 8);
+  // Once a probe is answered while polling, polling comes back.
+  std::chrono::nanoseconds p{0};
+  for (int i = 0; i < 10000 && p == 0us; ++i) {
+    p = window.next(kLimit);
+    if (p == 0us) window.observe(1ms, p, kLimit);
+  }
+  REQUIRE(p == kLimit);
+  window.observe(15us, p, kLimit);
+  CHECK_FALSE(window.off());
+  CHECK(window.next(kLimit) > 0us);
+}
