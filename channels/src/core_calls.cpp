@@ -213,6 +213,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
   const auto start = ProgressLoop::Clock::now();
   bool finished_here = false;
   std::chrono::nanoseconds polled{0};
+  bool preempted = false;
   if (options_.caller_progress && loop_->try_acquire()) {
     // This thread owns the worker: send from here and poll for the reply
     // for a short while, then hand the worker back armed.
@@ -223,10 +224,13 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
     start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
     polled = options_.busy_poll.count() > 0 ? std::chrono::nanoseconds(options_.busy_poll)
                                             : window.next(options_.poll_limit);
+    auto round_start = start;
     for (;;) {
-      loop_->poll_once();
+      bool active = loop_->poll_once();
       finished_here = waiter.done.load();
       auto now = ProgressLoop::Clock::now();
+      if (!active && now - round_start > kPreemptedRound) preempted = true;
+      round_start = now;
       if (finished_here || now - start >= polled || loop_->stop_requested()) break;
       pause_polling(now - start);
     }
@@ -238,7 +242,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
     std::unique_lock lock(waiter.mutex);
     waiter.ready.wait(lock, [&] { return waiter.done.load(); });
   }
-  window.observe(ProgressLoop::Clock::now() - start, polled, options_.poll_limit);
+  window.observe(ProgressLoop::Clock::now() - start, polled, options_.poll_limit, preempted);
   if (waiter.result.error) std::rethrow_exception(waiter.result.error);
   return std::move(waiter.result.value);
 }

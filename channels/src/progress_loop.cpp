@@ -49,7 +49,8 @@ bool PollWindow::off() const noexcept {
   return misses_.load(std::memory_order_relaxed) >= 512;
 }
 
-void PollWindow::observe(Duration took, Duration polled, Duration limit) noexcept {
+void PollWindow::observe(Duration took, Duration polled, Duration limit,
+                         bool preempted) noexcept {
   if (limit.count() <= 0) return;
   if (took <= limit) {
     auto peak = peak_ns_.load(std::memory_order_relaxed);
@@ -58,7 +59,7 @@ void PollWindow::observe(Duration took, Duration polled, Duration limit) noexcep
   }
   if (polled.count() <= 0) return;
   const bool was_off = off();
-  const bool hit = took <= polled;
+  const bool hit = took <= polled && !preempted;
   auto misses = misses_.load(std::memory_order_relaxed);
   misses = misses - misses / 8 + (hit ? 0 : 1024 / 8);
   if (hit && was_off) misses = 256;  // a probe paid off: poll again
@@ -319,15 +320,19 @@ void ProgressLoop::run() {
   owner_ = std::this_thread::get_id();
   const std::chrono::nanoseconds limit = settings_.poll_limit;
   auto last_activity = Clock::now();
+  auto round_start = last_activity;
   bool in_burst = true;
+  bool preempted = false;  // in this idle period's polling
   std::chrono::nanoseconds window{0};
   for (;;) {
     bool active = poll_once();
     if (stop_flag_.load()) break;
     auto now = Clock::now();
+    const bool long_round = now - round_start > kPreemptedRound;
+    round_start = now;
     if (active) {
+      if (!in_burst) window_.observe(now - last_activity, window, limit, preempted);
       polling_ = false;
-      if (!in_burst) window_.observe(now - last_activity, window, limit);
       in_burst = true;
       last_activity = now;
       continue;
@@ -335,8 +340,11 @@ void ProgressLoop::run() {
     if (in_burst) {
       // The burst is over: how long to poll before sleeping.
       in_burst = false;
+      preempted = false;
       window = settings_.busy_poll.count() > 0 ? std::chrono::nanoseconds(settings_.busy_poll)
                                                : window_.next(limit);
+    } else if (polling_ && long_round) {
+      preempted = true;
     }
     if (now - last_activity < window && drive_wanted_.load() == 0) {  // poll on a little
       polling_ = true;
@@ -345,6 +353,7 @@ void ProgressLoop::run() {
     }
     polling_ = false;
     wait_idle(drive);
+    round_start = Clock::now();
   }
   run_posted();  // what was posted before stop() began still runs
   if (stop_task_) stop_task_();

@@ -44,7 +44,10 @@ namespace slipway::channels::detail {
 // reply's round trip (a caller). The window is twice the recent peak of
 // those times that were within `limit` (slowly forgotten), at most `limit`.
 // Polling stops while most recent polled waits ended asleep anyway (the
-// thing came after the window: a loaded host, sparse traffic); then every
+// thing came after the window: sparse traffic) or were preempted (a polling
+// round took over kPreemptedRound: the host has more runnable threads than
+// cores, where polling only takes the CPU from the peer being waited for,
+// and sleepers are scheduled sooner than pollers); then every
 // probe_every-th wait polls for the whole limit, so that polling comes back
 // once it pays off again (without it a sleeping peer is slow, which keeps
 // this side sleeping, which keeps the peer slow), each failed probe
@@ -56,8 +59,9 @@ class PollWindow {
   static constexpr std::uint32_t kProbeEvery = 8;
   static constexpr std::uint32_t kProbeEveryMax = 1024;
   // The awaited thing came `took` after a wait began that polled for
-  // `polled` (what next() said) before it slept.
-  void observe(Duration took, Duration polled, Duration limit) noexcept;
+  // `polled` (what next() said) before it slept; `preempted`: a polling
+  // round of it took longer than kPreemptedRound.
+  void observe(Duration took, Duration polled, Duration limit, bool preempted) noexcept;
   // How long to poll in the next wait (0: sleep at once).
   Duration next(Duration limit) noexcept;
   // The learnt window, and whether polling is off for now.
@@ -70,6 +74,10 @@ class PollWindow {
   std::atomic<std::uint32_t> waits_{0};
   std::atomic<std::uint32_t> probe_every_{kProbeEvery};
 };
+
+// A polling round that found nothing to do and took longer than this was
+// preempted.
+inline constexpr std::chrono::microseconds kPreemptedRound{25};
 
 // Between two polling rounds, `polled` into a wait: after a little polling
 // it yields the CPU, so that on a host with fewer free cores than polling

@@ -13,7 +13,7 @@ constexpr std::chrono::nanoseconds kLimit = 100us;
 
 // Observes `times` waits that polled for what next() said.
 void learn(PollWindow& window, std::chrono::nanoseconds took, int times) {
-  for (int i = 0; i < times; ++i) window.observe(took, window.next(kLimit), kLimit);
+  for (int i = 0; i < times; ++i) window.observe(took, window.next(kLimit), kLimit, false);
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ TEST_CASE("channels: a poll window stops while most polled waits end asleep, and
   for (unsigned i = 0; i < 8 * PollWindow::kProbeEvery; ++i) {
     auto p = window.next(kLimit);
     if (p > 0us) ++polled;
-    window.observe(1ms, p, kLimit);  // every probe fails
+    window.observe(1ms, p, kLimit, false);  // every probe fails
   }
   // Failed probes double the interval: fewer than one in kProbeEvery polled.
   CHECK(polled >= 1);
@@ -62,10 +62,20 @@ TEST_CASE("channels: a poll window stops while most polled waits end asleep, and
   std::chrono::nanoseconds p{0};
   for (int i = 0; i < 10000 && p == 0us; ++i) {
     p = window.next(kLimit);
-    if (p == 0us) window.observe(1ms, p, kLimit);
+    if (p == 0us) window.observe(1ms, p, kLimit, false);
   }
   REQUIRE(p == kLimit);
-  window.observe(15us, p, kLimit);
+  window.observe(15us, p, kLimit, false);
   CHECK_FALSE(window.off());
   CHECK(window.next(kLimit) > 0us);
+}
+
+TEST_CASE("channels: a poll window stops while polling is preempted", "[channels][poll]") {
+  PollWindow window;
+  learn(window, 20us, 4);
+  REQUIRE_FALSE(window.off());
+  // Replies within the window, but the polling rounds were preempted: the
+  // host has no core to spare for polling.
+  for (int i = 0; i < 10; ++i) window.observe(20us, window.next(kLimit), kLimit, true);
+  CHECK(window.off());
 }
