@@ -46,8 +46,9 @@ const std::string& Handle::name() const noexcept { return lease_->name; }
 Bytes Handle::call(const std::string& method, Bytes request, Timeout timeout) const {
   if (lease_->core->on_progress_thread()) {
     throw ChannelError(Errc::would_deadlock,
-                       "a blocking call to " + lease_->name + " from the progress thread of "
-                       "courier endpoint " + lease_->core->name() + " would wait forever; use "
+                       "a blocking call to " + lease_->name + " from the thread progressing "
+                       "courier endpoint " + lease_->core->name() + " (one of its handlers) "
+                       "would wait forever; use "
                        "call_async(), or set EndpointOptions::handler_threads");
   }
   return lease_->core->call(lease_->peer, method, std::move(request), timeout, lease_->window);

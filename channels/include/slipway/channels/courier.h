@@ -9,10 +9,12 @@
  * caller frees with slipway_buffer_free. Every object is freed by its
  * *_destroy function, from any thread but a handler of the same endpoint.
  *
- * Handlers run on the endpoint's progress thread (or its handler threads,
- * see handler_threads) and must answer every call exactly once, then or
- * later and from any thread, with slipway_responder_reply or
- * slipway_responder_fail; each frees the responder. */
+ * Handlers run on the thread progressing the endpoint's worker: its
+ * progress thread, or a thread of the endpoint's own blocked in slipway_call
+ * (or on its handler threads, see handler_threads), and must answer every
+ * call exactly once, then or later and from any thread, with
+ * slipway_responder_reply or slipway_responder_fail; each frees the
+ * responder. */
 #ifndef SLIPWAY_CHANNELS_COURIER_H
 #define SLIPWAY_CHANNELS_COURIER_H
 
@@ -68,7 +70,7 @@ typedef struct slipway_endpoint_options {
   const char* net_devices;     /* NULL: UCX_NET_DEVICES */
   const char* rndv_thresh;     /* NULL: UCX_RNDV_THRESH */
   uint64_t max_message_bytes;  /* 0: the default (256 MiB) */
-  uint32_t handler_threads;    /* 0: handlers on the progress thread */
+  uint32_t handler_threads;    /* 0: handlers on the thread progressing the worker */
   int64_t default_timeout_ms;  /* <= 0: the default (30 s) */
   int directory;               /* a slipway_directory_kind */
 } slipway_endpoint_options;

@@ -24,7 +24,7 @@ enum class Errc {
   peer_lost,          // the connection to the callee failed (it exited, or the network)
   not_resolved,       // no address is known for that node.replica
   closed,             // this endpoint (or handle) was shut down
-  would_deadlock,     // a blocking call from the endpoint's own progress thread
+  would_deadlock,     // a blocking call from the thread progressing the endpoint (a handler)
   invalid_argument,   // a bad name, size or option given by the caller
   transport,          // UCX reported an error (the message names its status)
   protocol,           // a peer sent something malformed
