@@ -20,9 +20,13 @@ Payloads are bytes (str is sent as UTF-8); handlers take bytes and return
 bytes, str or None. A handler's exception reaches the caller as a
 CourierError with code "remote_error" and the exception's text.
 
-Handlers run on the endpoint's progress thread (or `handler_threads` threads
-of their own) while holding the GIL: keep them short, or set
-handler_threads so that they may block and make calls of their own.
+Handlers run on whichever thread drives the endpoint's worker at that
+moment: its progress thread, or a caller of this endpoint blocked in call()
+that drives the worker itself while it waits (docs/channels.md), unless
+`handler_threads` gives them threads of their own. They hold the GIL: keep
+them short, or set handler_threads so that they may block and make calls of
+their own (a blocking call from a handler on the worker's thread fails with
+"would_deadlock"; call_async works).
 
 The library is found through $SLIPWAY_COURIER_LIBRARY, next to this package
 in a build tree (build/lib), or on the system library path.
