@@ -33,14 +33,19 @@ RendezvousWiring::RendezvousWiring(const std::string& endpoint, const std::strin
   identity.replica = task.replica;
   identity.attempt = attempt;
   client_ = rendezvous::Client::connect(endpoint, token, identity, options);
-  client_->subscribe(static_cast<std::uint8_t>(rendezvous::EventKind::program_stopping), "",
-                     [stop = stop_](const rendezvous::Event& event) { stop->fire(event.reason); });
-  // The launcher stops this one task through the key stop/NODE/REPLICA.
+  // One subscription (one round trip) hears both a program stop and the key
+  // stop/NODE/REPLICA through which the launcher stops this one task.
   const std::string stop_key = "stop/" + task.node + "/" + std::to_string(task.replica);
-  client_->subscribe(static_cast<std::uint8_t>(rendezvous::EventKind::key_changed), stop_key,
-                     [stop = stop_, stop_key](const rendezvous::Event& event) {
-                       if (event.key == stop_key && event.value) stop->fire(*event.value);
-                     });
+  const auto kinds = static_cast<std::uint8_t>(
+      static_cast<std::uint8_t>(rendezvous::EventKind::program_stopping) |
+      static_cast<std::uint8_t>(rendezvous::EventKind::key_changed));
+  client_->subscribe(kinds, stop_key, [stop = stop_, stop_key](const rendezvous::Event& event) {
+    if (event.kind == rendezvous::EventKind::program_stopping) {
+      stop->fire(event.reason);
+    } else if (event.key == stop_key && event.value) {
+      stop->fire(*event.value);
+    }
+  });
   if (auto already = client_->get(stop_key)) stop_->fire(*already);
 }
 

@@ -135,7 +135,9 @@ Status Engine::State::join(Conn& c, const Identity& id, std::string& message,
 }
 
 // A member stops being alive: it left (exit status) or failed (reason). Its
-// keys are withdrawn, fences over it fail, subscribers hear of it.
+// task keys are withdrawn unless it left with status 0 (a finished task's
+// address stays, so a peer that starts later is not left waiting for it),
+// fences over it fail, subscribers hear of it.
 void Engine::State::end_member(Member& m, MemberState state, std::int32_t exit_status,
                                const std::string& reason) {
   if (m.record.state != MemberState::alive) return;
@@ -148,7 +150,7 @@ void Engine::State::end_member(Member& m, MemberState state, std::int32_t exit_s
   --node.alive;
   --members_alive;
   m.conn = 0;
-  withdraw_task_keys(m);
+  if (state == MemberState::failed || exit_status != 0) withdraw_task_keys(m);
   if (node.alive == 0) withdraw_node_keys(node);
   fail_fences_of(m);
   publish_member(state == MemberState::left ? EventKind::member_left : EventKind::member_failed,

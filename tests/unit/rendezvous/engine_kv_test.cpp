@@ -47,8 +47,21 @@ TEST_CASE("rendezvous: a task key taken over by the next attempt is not withdraw
   const ConnId a1 = h.join("s", 0, 1);  // supersedes attempt 0, whose key goes
   CHECK_FALSE(h.engine().get("addr/s/0/p"));
   REQUIRE(h.request(a1, wire::Put{h.next_id(), Scope::task, "addr/s/0/p", "new"}).status == Status::ok);
-  CHECK(h.request(a1, wire::Leave{h.next_id(), 0}).status == Status::ok);
-  CHECK_FALSE(h.engine().get("addr/s/0/p"));  // leaving withdraws too
+  CHECK(h.request(a1, wire::Leave{h.next_id(), 3}).status == Status::ok);
+  CHECK_FALSE(h.engine().get("addr/s/0/p"));  // leaving with a failure withdraws too
+}
+
+TEST_CASE("rendezvous: a task that finished (left with status 0) keeps its task keys",
+          "[rendezvous][engine][kv]") {
+  // A peer that starts after it ended must not wait for its address forever.
+  Harness h;
+  const ConnId a = h.join("setup", 0);
+  REQUIRE(h.request(a, wire::Put{h.next_id(), Scope::task, "addr/setup/0/p", "h:1"}).status == Status::ok);
+  CHECK(h.request(a, wire::Leave{h.next_id(), 0}).status == Status::ok);
+  CHECK(h.engine().get("addr/setup/0/p") == "h:1");
+  const ConnId late = h.join("user", 0);
+  auto reply = h.request(late, wire::WaitFor{h.next_id(), "addr/setup/0/p", 1000});
+  CHECK(reply.status == Status::ok);
 }
 
 TEST_CASE("rendezvous: node keys live while the node has a live member", "[rendezvous][engine][kv]") {
