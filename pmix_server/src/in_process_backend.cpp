@@ -341,8 +341,10 @@ void InProcessControlPlane::end_member(const MemberEnded& how) {
     std::lock_guard lock(state_->mu);
     const std::string name = member_name(how.node, how.replica);
     state_->ended[name] = how;
+    // As the rendezvous: a task that finished (exit 0) keeps its task keys.
+    const bool withdraw = how.failed || how.exit_status != 0;
     for (auto it = state_->kv.begin(); it != state_->kv.end();) {
-      if (it->second.scope == Scope::task && it->second.owner == name) {
+      if (withdraw && it->second.scope == Scope::task && it->second.owner == name) {
         it = state_->kv.erase(it);
       } else {
         ++it;

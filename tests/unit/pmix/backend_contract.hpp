@@ -116,10 +116,18 @@ inline void keys_create_and_task_scope(Harness& h) {
   b->get("fresh", g.callback());
   CHECK(g.get().value == std::optional<std::string>("4"));
 
+  // A task that finished (exit 0) keeps its task keys; a failed one loses them.
+  auto done = h.member("x", 0);
+  Waiter<BackendReply> p3;
+  done->put("finished-key", "5", Scope::task, p3.callback());
+  CHECK(p3.get().status == BackendStatus::ok);
+  done.reset();
+  h.end("x", 0, false, 0);
   a.reset();
-  h.end("w", 0, false, 0);
+  h.end("w", 0, true, 0);
   CHECK(eventually([&] { return !h.value("task-key").has_value(); }));
   CHECK(h.value("program-key") == std::optional<std::string>("2"));
+  CHECK(h.value("finished-key") == std::optional<std::string>("5"));
 
   Waiter<BackendReply> e1, e2, missing;
   b->erase("fresh", e1.callback());

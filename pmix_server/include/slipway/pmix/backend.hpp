@@ -7,7 +7,8 @@
 // round trip to subscribe) and reports through its callback exactly once; the callback may run on any thread, even inside
 // the call, so callers must not hold their own locks while calling. Keys
 // live in one program-wide namespace. Scope::task keys are withdrawn when
-// the member that put them ends. A fence completes when every member of its
+// the member that put them fails or ends with a non-zero status (a member
+// that finished with status 0 keeps them, as in the rendezvous). A fence completes when every member of its
 // set has entered it under the same name, and then returns every member's
 // blob (empty ones included, in member order); it fails at once when a
 // member of the set has ended or ends, naming it.
