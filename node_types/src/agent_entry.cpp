@@ -17,6 +17,7 @@
 #include "slipway/exec/local_address.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
+#include "slipway/spank/task_replica.hpp"  // the replica rule of a shared step
 #ifdef SLIPWAY_HAVE_PMIX
 #include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
 #endif
@@ -49,26 +50,19 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
   return run_agent(plan, options, wiring);
 }
 
-namespace {
-
-std::optional<std::uint32_t> number_from(const char* name) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
-  std::uint32_t value = 0;
-  const char* end = text + std::strlen(text);
-  auto [ptr, ec] = std::from_chars(text, end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
-std::optional<std::uint32_t> replica_from_environment() {
-  if (auto replica = number_from("SLIPWAY_REPLICA")) return replica;
-  auto base = number_from("SLIPWAY_REPLICA_BASE");
-  auto rank = number_from("SLURM_PROCID");
-  if (!base || !rank) return std::nullopt;
-  return *base + *rank;
+std::optional<std::string> replica_from_environment() {
+  // The same rule, and bound, as slipway.so's in slurmstepd.
+  if (const char* replica = std::getenv(spank::kReplicaEnv); replica && *replica) {
+    return spank::replica_for_task(replica, 0);
+  }
+  const char* base = std::getenv(spank::kReplicaBaseEnv);
+  const char* rank_text = std::getenv("SLURM_PROCID");
+  if (!base || !rank_text) return std::nullopt;
+  std::uint32_t rank = 0;
+  const char* end = rank_text + std::strlen(rank_text);
+  auto [ptr, ec] = std::from_chars(rank_text, end, rank);
+  if (ec != std::errc() || ptr != end || ptr == rank_text) return std::nullopt;
+  return spank::replica_for_task(base, rank);
 }
 
 pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
@@ -89,8 +83,7 @@ pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
     close_descriptors_from(STDERR_FILENO + 1);
     prctl(PR_SET_NAME, "slipway-agent");  // ps -o comm, top; the command line stays the launcher's
     setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(128 + SIGTERM);
+    if (!die_with_parent(SIGTERM) || getppid() != parent) _exit(128 + SIGTERM);
     block_agent_signals();
     for (const auto& entry : env) {
       auto eq = entry.find('=');

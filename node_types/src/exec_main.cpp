@@ -40,11 +40,12 @@ int main(int argc, char** argv) {
   if (!node.empty()) {
     auto replica = exec::replica_from_environment();
     if (!replica) {
-      std::fprintf(stderr, "slipway-exec: --node %s: neither SLIPWAY_REPLICA nor "
-                   "SLIPWAY_REPLICA_BASE and SLURM_PROCID are set\n", node.c_str());
+      std::fprintf(stderr, "slipway-exec: --node %s: no replica number in SLIPWAY_REPLICA, nor in "
+                   "SLIPWAY_REPLICA_BASE + SLURM_PROCID (unset, or not a number up to 10^9)\n",
+                   node.c_str());
       return 2;
     }
-    options.tasks.push_back(node + "." + std::to_string(*replica));
+    options.tasks.push_back(node + "." + *replica);
   }
   if (options.tasks.empty()) {
     std::fprintf(stderr, "slipway-exec: give --task NODE.REPLICA or --node NODE\n");

@@ -24,7 +24,6 @@
 
 #include <sys/types.h>
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,10 +35,12 @@ namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options);
 
-// The replica a task of a multi-replica Slurm step runs: SLIPWAY_REPLICA
-// (set by slipway.so in slurmstepd), else SLIPWAY_REPLICA_BASE +
-// SLURM_PROCID; nothing when neither is set or a value is not a number.
-std::optional<std::uint32_t> replica_from_environment();
+// The replica a task of a multi-replica Slurm step runs, as decimal text:
+// SLIPWAY_REPLICA (set by slipway.so in slurmstepd), else
+// SLIPWAY_REPLICA_BASE + SLURM_PROCID (spank::replica_for_task, the
+// plugin's own rule and bound); nothing when neither is set or a value is
+// not a plain number within that bound.
+std::optional<std::string> replica_from_environment();
 
 pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
                  const std::vector<std::string>& env);
