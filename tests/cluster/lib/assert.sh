@@ -2,7 +2,7 @@
 # Assertions for the bash system tests (source it; each failure prints what
 # was expected and what came, then exits 1).
 
-fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/checks.sh"  # fail, expect_line, wait_until
 
 # assert_eq EXPECTED ACTUAL WHAT
 assert_eq() {
