@@ -27,13 +27,12 @@ void Engine::State::handle_subscribe(Conn& c, const wire::Subscribe& m) {
   c.subscriptions.push_back(Subscription{m.kinds, m.key_prefix});
   subscribers.insert(c.id);
   reply(c, m.id, Status::ok);
-  // A late subscriber still hears that the program is stopping.
-  if (stopping && (m.kinds & static_cast<std::uint8_t>(EventKind::program_stopping))) {
-    Event e;
-    e.kind = EventKind::program_stopping;
-    e.reason = stop_reason;
+  // A late subscriber still hears that the program is stopping (a stop not
+  // broadcast yet reaches it with the broadcast).
+  if (stopping && !stop_broadcast_due &&
+      (m.kinds & static_cast<std::uint8_t>(EventKind::program_stopping))) {
     scratch.clear();
-    wire::encode(e, scratch);
+    wire::encode(stop_event(), scratch);
     transport.send(c.id, scratch);
   }
 }
@@ -90,20 +89,21 @@ void Engine::State::begin_stop(const std::string& reason) {
   // The observer (the launcher) hears of the stop before any task can: the
   // broadcast waits for reap(), after the observer, so a task stopped by it
   // is never mistaken for a failure.
+  if (options.on_event) observer_queue.push_back(stop_event());
+  stop_broadcast_due = true;
+}
+
+Event Engine::State::stop_event() const {
   Event e;
   e.kind = EventKind::program_stopping;
-  e.reason = reason;
-  if (options.on_event) observer_queue.push_back(std::move(e));
-  stop_broadcast_due = true;
+  e.reason = stop_reason;
+  return e;
 }
 
 void Engine::State::send_due_stop() {
   if (!stop_broadcast_due) return;
   stop_broadcast_due = false;
-  Event e;
-  e.kind = EventKind::program_stopping;
-  e.reason = stop_reason;
-  if (!subscribers.empty()) broadcast(*this, e, nullptr);
+  if (!subscribers.empty()) broadcast(*this, stop_event(), nullptr);
 }
 
 }  // namespace slipway::rendezvous

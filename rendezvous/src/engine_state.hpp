@@ -182,6 +182,7 @@ struct Engine::State {
   void publish_key(const std::string& key, const std::string* value);
   void begin_stop(const std::string& reason);
   void send_due_stop();
+  Event stop_event() const;  // program_stopping with stop_reason
 };
 
 }  // namespace slipway::rendezvous
