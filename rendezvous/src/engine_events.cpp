@@ -74,12 +74,15 @@ void Engine::State::publish_member(EventKind kind, const MemberRecord& record) {
 }
 
 void Engine::State::publish_key(const std::string& key, const std::string* value) {
-  if (subscribers.empty()) return;
+  const bool observed = options.on_event && !options.observed_key_prefix.empty() &&
+                        key.starts_with(options.observed_key_prefix);
+  if (subscribers.empty() && !observed) return;
   Event e;
   e.kind = EventKind::key_changed;
   e.key = key;
   if (value) e.value = *value;
-  broadcast(*this, e, &key);
+  if (!subscribers.empty()) broadcast(*this, e, &key);
+  if (observed) observer_queue.push_back(std::move(e));
 }
 
 void Engine::State::begin_stop(const std::string& reason) {

@@ -7,7 +7,7 @@
 
 namespace slipway::rendezvous {
 
-Status Engine::State::store(Conn* c, const std::string& key, std::string value, Scope scope,
+Status Engine::State::store(Member* owner, const std::string& key, std::string value, Scope scope,
                             std::string& message) {
   const Limits& l = options.limits;
   if (key.empty()) {
@@ -18,9 +18,9 @@ Status Engine::State::store(Conn* c, const std::string& key, std::string value, 
     message = "key or value above Limits::max_key_bytes/max_value_bytes";
     return Status::limit_exceeded;
   }
-  Member* owner = nullptr;
-  if (scope != Scope::program) {
-    owner = c ? c->member : nullptr;
+  if (scope == Scope::program) {
+    owner = nullptr;
+  } else {
     if (!owner) {
       message = "only a joined member owns " + std::string(to_string(scope)) +
                 "-scoped keys; use Scope::program";
@@ -88,7 +88,7 @@ void Engine::State::withdraw_node_keys(NodeInfo& n) {
 
 void Engine::State::handle_put(Conn& c, wire::Put& m) {
   std::string message;
-  const Status st = store(&c, m.key, std::move(m.value), m.scope, message);
+  const Status st = store(c.member, m.key, std::move(m.value), m.scope, message);
   reply(c, m.id, st, std::move(message));
 }
 
@@ -197,7 +197,7 @@ void Engine::State::handle_cas(Conn& c, wire::CompareAndSwap& m) {
     return;
   }
   std::string message;
-  const Status st = store(&c, m.key, m.desired, m.scope, message);
+  const Status st = store(c.member, m.key, m.desired, m.scope, message);
   if (st != Status::ok) {
     reply(c, m.id, st, std::move(message));
     return;
@@ -222,7 +222,7 @@ void Engine::State::handle_add(Conn& c, const wire::Add& m) {
     return;
   }
   std::string message;
-  const Status st = store(&c, m.key, std::to_string(result), m.scope, message);
+  const Status st = store(c.member, m.key, std::to_string(result), m.scope, message);
   if (st != Status::ok) {
     reply(c, m.id, st, std::move(message));
     return;

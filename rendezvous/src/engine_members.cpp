@@ -51,7 +51,7 @@ void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
   }
   std::string message;
   std::uint64_t generation = 0;
-  const Status st = join(c, hello.identity, message, generation);
+  const Status st = join(&c, hello.identity, message, generation);
   if (st != Status::ok) {
     spdlog::warn("rendezvous: refusing {} from {}: {}", hello.identity.name(), c.peer, message);
     welcome(c, st, message, hello, 0);
@@ -62,7 +62,7 @@ void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
   publish_member(EventKind::member_joined, c.member->record);
 }
 
-Status Engine::State::join(Conn& c, const Identity& id, std::string& message,
+Status Engine::State::join(Conn* c, const Identity& id, std::string& message,
                            std::uint64_t& generation) {
   if (id.node.empty()) {
     message = "a member needs a node name";
@@ -101,6 +101,8 @@ Status Engine::State::join(Conn& c, const Identity& id, std::string& message,
       if (old.conn != 0) {
         auto conn_it = conns.find(old.conn);
         if (conn_it != conns.end()) close_conn(conn_it->second, why);
+      } else {
+        end_member(old, MemberState::failed, 0, why);  // a task the launcher ran itself
       }
     } else if (id.attempt <= rec.identity.attempt) {
       message = id.name() + " attempt " + std::to_string(rec.identity.attempt) + " has already " +
@@ -124,12 +126,14 @@ Status Engine::State::join(Conn& c, const Identity& id, std::string& message,
   m.record.state = MemberState::alive;
   m.record.generation = ++node.generation;
   m.record.joined_unix_ms = options.wall_clock_ms();
-  m.conn = c.id;
+  m.conn = c ? c->id : 0;
   m.task_keys.clear();
   ++node.alive;
   ++members_alive;
-  c.member = &m;
-  c.phase = Conn::Phase::member;
+  if (c) {
+    c->member = &m;
+    c->phase = Conn::Phase::member;
+  }
   generation = m.record.generation;
   return Status::ok;
 }

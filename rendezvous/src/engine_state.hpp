@@ -146,13 +146,14 @@ struct Engine::State {
   void handle_hello(Conn& c, const wire::Hello& hello);
   void welcome(Conn& c, Status status, const std::string& message, const wire::Hello& hello,
                std::uint64_t generation);
-  Status join(Conn& c, const Identity& id, std::string& message, std::uint64_t& generation);
+  // c: the member's connection; nullptr for a task the launcher runs itself.
+  Status join(Conn* c, const Identity& id, std::string& message, std::uint64_t& generation);
   void end_member(Member& m, MemberState state, std::int32_t exit_status, const std::string& reason);
   void handle_leave(Conn& c, const wire::Leave& m);
   std::vector<MemberRecord> snapshot() const;
 
   // engine_kv.cpp
-  Status store(Conn* c, const std::string& key, std::string value, Scope scope,
+  Status store(Member* owner, const std::string& key, std::string value, Scope scope,
                std::string& message);
   void erase_key(const std::string& key);
   void withdraw_task_keys(Member& m);

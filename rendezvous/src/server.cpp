@@ -56,6 +56,7 @@ struct Server::Impl {
     eo.miss_budget = options.miss_budget;
     eo.limits = options.limits;
     eo.on_event = options.on_event;
+    eo.observed_key_prefix = options.observed_key_prefix;
     engine = std::make_unique<Engine>(std::move(eo), *transport);
     transport->attach(*engine);
   }
@@ -83,6 +84,20 @@ struct Server::Impl {
     asio::post(io, [&task] { task(); });
     lock.unlock();
     return result.get();
+  }
+
+  // Queues f(engine) on the server thread and returns at once (runs it
+  // inline where call() would); dropped once the server is stopping.
+  template <class F>
+  void post(F f) {
+    if (std::this_thread::get_id() == loop_thread.load()) return f(*engine);
+    std::unique_lock lock(mutex);
+    if (phase == Phase::idle || phase == Phase::stopped) return f(*engine);
+    if (phase == Phase::stopping) return;
+    asio::post(io, [this, f = std::move(f)]() mutable {
+      f(*engine);
+      transport->after_engine_call();
+    });
   }
 
   ServerOptions options;
@@ -201,6 +216,36 @@ bool Server::stopping() {
 
 std::vector<MemberRecord> Server::members() {
   return impl_->call([](Engine& e) { return e.members(); });
+}
+
+std::vector<std::optional<std::string>> Server::get_many(const std::vector<std::string>& keys) {
+  return impl_->call([&](Engine& e) {
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (const auto& key : keys) values.push_back(e.get(key));
+    return values;
+  });
+}
+
+Server::LocalJoin Server::join_local(const Identity& id,
+                                     const std::vector<std::pair<std::string, std::string>>& task_keys,
+                                     const std::vector<std::string>& wanted) {
+  return impl_->call([&](Engine& e) {
+    LocalJoin result;
+    result.status = e.join_local(id, task_keys, result.message);
+    if (result.status != Status::ok) return result;
+    result.values.reserve(wanted.size());
+    for (const auto& key : wanted) result.values.push_back(e.get(key));
+    return result;
+  });
+}
+
+void Server::set_local_pid(const Identity& id, std::int64_t pid) {
+  impl_->post([id, pid](Engine& e) { e.set_local_pid(id, pid); });
+}
+
+void Server::end_local(const Identity& id, std::int32_t exit_status) {
+  impl_->post([id, exit_status](Engine& e) { e.end_local(id, exit_status); });
 }
 
 EngineStats Server::stats() {

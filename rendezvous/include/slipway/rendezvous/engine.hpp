@@ -47,9 +47,11 @@ struct EngineOptions {
   std::chrono::milliseconds heartbeat_interval{1000};
   std::uint32_t miss_budget = 3;  // a member silent for interval * budget has failed
   Limits limits;
-  // In-process observer: member joined/failed/left and program stopping (not
-  // key changes). Runs inside the engine call that caused the event.
+  // In-process observer: member joined/failed/left, program stopping, and
+  // changes of keys starting with observed_key_prefix (none when empty).
+  // Runs at the end of the engine call that caused the event.
   std::function<void(const Event&)> on_event;
+  std::string observed_key_prefix;
   std::function<wire::Nonce()> make_nonce;     // default: the kernel CSPRNG
   std::function<std::int64_t()> wall_clock_ms; // default: system_clock
 };
@@ -93,6 +95,21 @@ class Engine {
   void declare(const std::string& node, std::uint32_t replicas);
   void request_stop(const std::string& reason);
   bool stopping() const;
+
+  // Tasks the launcher runs itself, with no agent and no connection
+  // (docs/local.md). join_local joins `id` under the rules a connected
+  // member's join follows (one join per attempt, only newer attempts
+  // replace a live one; no heartbeats) and publishes `task_keys` as its
+  // task-scoped keys; on refusal it returns why in `message` and changes
+  // nothing. set_local_pid changes the pid members() shows. end_local ends
+  // the member as a leave with `exit_status` does (its task keys are
+  // withdrawn unless the status is 0, fences over it fail, subscribers hear
+  // of it); both ignore an attempt that is no longer the live one.
+  Status join_local(const Identity& id,
+                    const std::vector<std::pair<std::string, std::string>>& task_keys,
+                    std::string& message);
+  void set_local_pid(const Identity& id, std::int64_t pid);
+  void end_local(const Identity& id, std::int32_t exit_status);
   std::vector<MemberRecord> members() const;
   EngineStats stats() const;
 

@@ -34,9 +34,11 @@ struct ServerOptions {
   std::chrono::milliseconds heartbeat_interval{1000};
   std::uint32_t miss_budget = 3;
   Limits limits;
-  // Member joined/failed/left (with exit status) and program stopping, on
-  // the server thread.
+  // Member joined/failed/left (with exit status), program stopping, and
+  // changes of keys under observed_key_prefix (EngineOptions), on the
+  // server thread.
   std::function<void(const Event&)> on_event;
+  std::string observed_key_prefix;
 };
 
 class Server {
@@ -62,6 +64,24 @@ class Server {
   bool stopping();
   std::vector<MemberRecord> members();
   EngineStats stats();
+  // The values of `keys` now (nothing where unset), in one trip.
+  std::vector<std::optional<std::string>> get_many(const std::vector<std::string>& keys);
+
+  // Tasks the launcher runs itself (Engine::join_local and the rest).
+  // join_local waits for the server thread and also returns the values of
+  // `wanted` now, saving a second trip. set_local_pid and end_local are
+  // queued and return at once; queued and waiting calls run in the order
+  // they were made.
+  struct LocalJoin {
+    Status status = Status::ok;
+    std::string message;
+    std::vector<std::optional<std::string>> values;  // one per wanted key
+  };
+  LocalJoin join_local(const Identity& id,
+                       const std::vector<std::pair<std::string, std::string>>& task_keys,
+                       const std::vector<std::string>& wanted);
+  void set_local_pid(const Identity& id, std::int64_t pid);
+  void end_local(const Identity& id, std::int32_t exit_status);
 
  private:
   struct Impl;
