@@ -2,7 +2,6 @@
 // runs and watches its command (see task_agent.hpp for the contract).
 #include "slipway/exec/task_agent.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -12,16 +11,14 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <optional>
 #include <stdexcept>
 
 #include "agent_environment.hpp"
 #include "slipway/exec/held_port.hpp"
 #include "slipway/exec/horovod_rendezvous.hpp"
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/process.hpp"
+#include "slipway/exec/task_command.hpp"
 #include "slipway/exec/unique_fd.hpp"
 
 extern char** environ;
@@ -70,8 +67,7 @@ struct AgentTask {
   core::ResolvedAddresses addresses;
   pid_t pid = -1;
   std::optional<ExitStatus> status;
-  UniqueFd out, err, log;
-  std::unique_ptr<LinePrefixer> out_lines, err_lines;
+  std::unique_ptr<TaskOutput> output;
   std::unique_ptr<HorovodRendezvousServer> horovod;  // replica 0 of a horovod node
 };
 
@@ -87,11 +83,9 @@ class Agent {
   // Waits for every required address; returns false when interrupted.
   bool resolve(AgentTask& t);
   void start(AgentTask& t);
-  void add_network_interface(const core::NodeSpec& node, core::EnvMap& env) const;
   void supervise();
   void handle_signals();
   void stop_commands(int sig);
-  void pump(UniqueFd& fd, LinePrefixer& lines);
   int finish();
   // Checks for a terminating signal or a program stop without blocking.
   bool interrupted();
@@ -191,65 +185,14 @@ bool Agent::resolve(AgentTask& t) {
   return true;
 }
 
-// gloo (torch, horovod) and tensorpipe pick their interface from the host
-// name, which often resolves to loopback on clusters: point them at the
-// interface of the address this task advertises, unless the user did.
-void Agent::add_network_interface(const core::NodeSpec& node, core::EnvMap& env) const {
-  auto framework = *node.framework;
-  if (framework != core::Framework::torch && framework != core::Framework::horovod) return;
-  if (options_.advertise_host.empty()) return;
-  auto name = interface_of(options_.advertise_host);
-  if (!name) return;
-  for (const char* variable : {"GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME"}) {
-    bool user_set = std::getenv(variable) != nullptr;
-    for (const auto& entry : node.env) user_set = user_set || *entry.name == variable;
-    if (!user_set && !env.count(variable)) env[variable] = *name;
-  }
-}
-
 void Agent::start(AgentTask& t) {
   const core::NodeSpec& node = plan_.node(*t.task);
   std::vector<std::string> env = inherited_environment(environ);
-  core::TaskEnvironmentOptions env_options;
-  env_options.launcher_binds_gpus = options_.launcher_binds_gpus;
-  auto added = core::task_environment(plan_, *t.task, t.addresses, env_options);
-  added["SLIPWAY_ATTEMPT"] = std::to_string(options_.attempt);
-  add_network_interface(node, added);
+  auto added = added_environment(plan_, *t.task, t.addresses, options_.attempt,
+                                 options_.launcher_binds_gpus, options_.advertise_host);
   for (TaskHooks* hook : options_.hooks) hook->before_start(plan_, *t.task, *t.wiring, added);
   merge_environment(env, added);
-
-  const std::string name = t.task->name();
-  if (!options_.log_dir.empty()) {
-    std::string path = options_.log_dir + "/" + name + ".log";
-    t.log.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (t.log) {
-      std::time_t now = std::time(nullptr);
-      char when[64];
-      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
-      write_all(t.log.get(), "=== slipway: " + name + " attempt " +
-                                 std::to_string(options_.attempt) + " on " + host_ + " at " +
-                                 when + " ===\n");
-    }
-  }
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    throw std::runtime_error(std::string("cannot create output pipes: ") + std::strerror(errno));
-  }
-  UniqueFd out_write(out_pipe[1]), err_write(err_pipe[1]);
-  t.out.reset(out_pipe[0]);
-  t.err.reset(err_pipe[0]);
-  t.out_lines = std::make_unique<LinePrefixer>(name + ": ", STDOUT_FILENO, t.log.get());
-  t.err_lines = std::make_unique<LinePrefixer>(name + ": ", STDERR_FILENO, t.log.get());
-
-  SpawnOptions spawn_options;
-  spawn_options.argv = *node.wrapper;
-  spawn_options.argv.insert(spawn_options.argv.end(), node.command->begin(), node.command->end());
-  spawn_options.env = std::move(env);
-  spawn_options.workdir = *node.workdir;
-  spawn_options.new_process_group = true;
-  spawn_options.parent_death_signal = SIGKILL;
-  spawn_options.stdout_fd = out_write.get();
-  spawn_options.stderr_fd = err_write.get();
+  t.output = std::make_unique<TaskOutput>(t.task->name(), options_.log_dir, options_.attempt, host_);
   // The ports are handed to the command: close our sockets just before;
   // but replica 0 of a horovod node keeps Horovod's rendezvous and serves it.
   for (auto& port : t.ports) {
@@ -260,7 +203,7 @@ void Agent::start(AgentTask& t) {
     }
     port.release();
   }
-  t.pid = spawn(spawn_options);
+  t.pid = start_command(node, std::move(env), *t.output);
 }
 
 void Agent::stop_commands(int sig) {
@@ -289,17 +232,6 @@ void Agent::handle_signals() {
   }
 }
 
-void Agent::pump(UniqueFd& fd, LinePrefixer& lines) {
-  char buffer[16384];
-  ssize_t n = read(fd.get(), buffer, sizeof buffer);
-  if (n > 0) {
-    lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-    lines.finish();
-    fd.reset();
-  }
-}
-
 void Agent::supervise() {
   bool failure_seen = false;
   for (;;) {
@@ -314,13 +246,12 @@ void Agent::supervise() {
       }
     }
     std::vector<pollfd> fds{{signals_.get(), POLLIN, 0}, {stop_event_.get(), POLLIN, 0}};
-    std::vector<std::pair<UniqueFd*, LinePrefixer*>> streams;
+    std::vector<std::pair<TaskOutput*, int>> streams;
     for (auto& t : tasks_) {
-      for (auto [fd, lines] : {std::pair{&t.out, t.out_lines.get()}, {&t.err, t.err_lines.get()}}) {
-        if (*fd) {
-          fds.push_back({fd->get(), POLLIN, 0});
-          streams.emplace_back(fd, lines);
-        }
+      if (!t.output) continue;
+      for (int fd : t.output->open_fds()) {
+        fds.push_back({fd, POLLIN, 0});
+        streams.emplace_back(t.output.get(), fd);
       }
     }
     int timeout = -1;
@@ -338,7 +269,7 @@ void Agent::supervise() {
       stop_commands(SIGTERM);
     }
     for (std::size_t i = 0; i < streams.size(); ++i) {
-      if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) pump(*streams[i].first, *streams[i].second);
+      if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) streams[i].first->pump(streams[i].second);
     }
     if (kill_at_ && Clock::now() >= *kill_at_) {
       kill_at_.reset();
@@ -352,9 +283,7 @@ int Agent::finish() {
   // then the pipes reach end-of-file and the last lines are written.
   terminate_descendants(std::min<milliseconds>(options_.grace, milliseconds(2000)));
   for (auto& t : tasks_) {
-    for (auto [fd, lines] : {std::pair{&t.out, t.out_lines.get()}, {&t.err, t.err_lines.get()}}) {
-      while (*fd) pump(*fd, *lines);
-    }
+    if (t.output) t.output->drain();
   }
   int code = 0;
   for (auto& t : tasks_) {

@@ -1,0 +1,70 @@
+// Starting one task's command and carrying its output: the part of the
+// launch layer the task agent (task_agent.cpp) and the local launcher's
+// in-process tasks share, so a task sees the same environment, output
+// prefixes and log files whichever runs it.
+//
+// Contract:
+// - added_environment(): what slipway adds to a task's inherited
+//   environment: core::task_environment, SLIPWAY_ATTEMPT, and for torch and
+//   horovod nodes GLOO_SOCKET_IFNAME/TP_SOCKET_IFNAME naming the interface
+//   of `advertise_host` (gloo picks its interface from the host name, which
+//   often resolves to loopback on clusters), unless the user set them.
+// - TaskOutput: the log file LOG_DIR/NODE.REPLICA.log (opened for append
+//   with a "=== slipway: NAME attempt N on HOST at TIME ===" header; no log
+//   when log_dir is empty or it cannot be opened) and two pipes for the
+//   command's stdout and stderr. pump() relays what a read end has as whole
+//   lines behind "NODE.REPLICA: " (line_prefixer.hpp); at end-of-file the
+//   last partial line is written and that end closes. The read ends are
+//   non-blocking.
+// - start_command(): starts `wrapper + command` of the node with exactly
+//   `env` in the node's workdir, in a process group of its own that gets
+//   SIGKILL when the calling thread ends, its output into `output` (whose
+//   write ends are then closed here). Throws std::exception when it cannot
+//   start (errno's text).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slipway/core/environment.hpp"
+#include "slipway/core/plan.hpp"
+#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/unique_fd.hpp"
+
+namespace slipway::exec {
+
+core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
+                               const core::ResolvedAddresses& addresses, std::uint32_t attempt,
+                               bool launcher_binds_gpus, const std::string& advertise_host);
+
+class TaskOutput {
+ public:
+  TaskOutput(const std::string& task_name, const std::string& log_dir, std::uint32_t attempt,
+             const std::string& host);
+  TaskOutput(const TaskOutput&) = delete;
+  TaskOutput& operator=(const TaskOutput&) = delete;
+
+  int stdout_write() const { return out_write_.get(); }
+  int stderr_write() const { return err_write_.get(); }
+  void close_write_ends();
+
+  // The read ends still open (0, 1 or 2 of them).
+  std::vector<int> open_fds() const;
+  // Reads once from `fd` (one of open_fds()) and relays it.
+  void pump(int fd);
+  // Relays everything left, waiting for end-of-file on both read ends.
+  void drain();
+  bool finished() const { return !out_ && !err_; }
+
+ private:
+  UniqueFd log_, out_, err_, out_write_, err_write_;
+  std::unique_ptr<LinePrefixer> out_lines_, err_lines_;
+};
+
+pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, TaskOutput& output);
+
+}  // namespace slipway::exec
