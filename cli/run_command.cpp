@@ -33,6 +33,7 @@ void register_run(CLI::App& app, CommandContext& ctx) {
   cmd->callback([&ctx, options, grace_s, wire_s] {
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
+    options->exec_path = sibling_program("slipway-exec");
     ctx.exit_code = launch::run_local(*options);
   });
 }

@@ -21,6 +21,9 @@ struct ControlPlane::Impl {
       case EventKind::program_stopping:
         if (!announced.load() && options.on_stop_request) options.on_stop_request(event.reason);
         break;
+      case EventKind::key_changed:
+        if (options.on_key_changed) options.on_key_changed(event.key);
+        break;
       case EventKind::member_left:
       case EventKind::member_failed:
         if (options.on_member_ended) {
@@ -43,6 +46,7 @@ ControlPlane::ControlPlane(ControlPlaneOptions options) : impl_(std::make_unique
   server_options.bind_address = impl_->options.bind;
   server_options.advertise_host = impl_->options.advertise_host;
   server_options.token = impl_->token;
+  server_options.observed_key_prefix = impl_->options.observed_key_prefix;
   server_options.on_event = [impl = impl_.get()](const rendezvous::Event& e) { impl->on_event(e); };
   impl_->server = std::make_unique<rendezvous::Server>(std::move(server_options));
   impl_->server->start();
@@ -69,6 +73,8 @@ void ControlPlane::stop_task(const std::string& node, std::uint32_t replica,
 void ControlPlane::clear_stop(const std::string& node, std::uint32_t replica) {
   impl_->server->erase("stop/" + node + "/" + std::to_string(replica));
 }
+
+rendezvous::Server& ControlPlane::server() { return *impl_->server; }
 
 void ControlPlane::declare(const std::string& node, std::uint32_t replicas) {
   impl_->server->declare(node, replicas);

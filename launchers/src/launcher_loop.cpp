@@ -185,6 +185,13 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   if (pid > 0 && tracker_->drained(pid)) process_drained(pid);
 }
 
+void LauncherLoop::end_process(pid_t pid, const exec::ExitStatus& exit) {
+  for (std::size_t unit : tracker_->process_exited(pid)) {
+    unit_ended(unit, exit);
+    unit_done(unit, TaskExit{exit.signaled, exit.code}, false);
+  }
+}
+
 void LauncherLoop::kill_all() {
   for (auto [pid, unit] : tracker_->processes()) signal_unit(unit, pid, SIGKILL);
 }
@@ -201,13 +208,9 @@ void LauncherLoop::on_signals() {
       int status = 0;
       pid_t pid;
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        process_ended(pid);
-        auto ended = tracker_->process_exited(pid);  // empty: an orphan we subreaped
         auto exit = exec::ExitStatus::from_wait_status(status);
-        for (std::size_t unit : ended) {
-          unit_ended(unit, exit);
-          unit_done(unit, TaskExit{exit.signaled, exit.code}, false);
-        }
+        process_ended(pid, exit);
+        end_process(pid, exit);  // nothing for an orphan we subreaped
       }
       continue;
     }
@@ -227,7 +230,7 @@ void LauncherLoop::on_wakeup() {
   std::uint64_t count;
   ssize_t ignored = read(wakeup_.get(), &count, sizeof count);
   (void)ignored;
-  std::deque<std::variant<std::string, MemberEnded>> events;
+  std::deque<std::variant<std::string, MemberEnded, KeyChanged>> events;
   {
     std::lock_guard lock(queue_mutex_);
     events.swap(events_);
@@ -235,6 +238,10 @@ void LauncherLoop::on_wakeup() {
   for (const auto& event : events) {
     if (const auto* ended = std::get_if<MemberEnded>(&event)) {
       on_member_ended(*ended);
+      continue;
+    }
+    if (const auto* changed = std::get_if<KeyChanged>(&event)) {
+      key_changed(changed->key);
       continue;
     }
     const std::string& reason = std::get<std::string>(event);
@@ -269,6 +276,13 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     events_.emplace_back(event);
     wake(wakeup_.get());
   };
+  if (!control_options.observed_key_prefix.empty()) {
+    control_options.on_key_changed = [this](const std::string& key) {
+      std::lock_guard lock(queue_mutex_);
+      events_.emplace_back(KeyChanged{key});
+      wake(wakeup_.get());
+    };
+  }
   control_ = std::make_unique<ControlPlane>(std::move(control_options));
   for (const auto& node : plan_.program.nodes) {
     control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
@@ -286,6 +300,7 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
 
   carry_out(supervisor_->start(Clock::now()));
   std::optional<Clock::time_point> linger_until;
+  std::vector<pollfd> fds;
   while (true) {
     if (finished_) {
       // Processes whose units all ended (steps flushing their last output)
@@ -296,17 +311,22 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
+    if (auto own = own_deadline(); own && (!deadline || *own < *deadline)) deadline = own;
     int timeout = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
       timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
     }
-    pollfd fds[2] = {{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}};
-    if (poll(fds, 2, timeout) < 0 && errno != EINTR) break;
+    fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
+    watch(fds);
+    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
     // Stop requests first: a task that exits because of a stop must find
     // the program already stopping, not count as a failure (the rendezvous
     // tells the launcher of a stop before it tells any task).
     if (fds[1].revents & POLLIN) on_wakeup();
+    // Output before exits, so that a task's last lines come before the
+    // launcher's word on how it ended.
+    watched(fds.data() + 2, fds.size() - 2);
     if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
   }

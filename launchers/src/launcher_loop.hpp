@@ -14,11 +14,15 @@
 // exit statuses), when one of them vanishes and the launcher says the unit
 // failed (unit_lost), or when its process exits first (the unit ends with
 // the process's status). One process may carry several units (a
-// Slurm step of many tasks); it is then supervised per unit. Once the
+// Slurm step of many tasks); it is then supervised per unit. A launcher
+// may also run a unit with no process of its own (the local launcher runs
+// plain tasks in-process): start_unit then returns an id that is no pid
+// (above kMaxPid), and the launcher ends it with end_process(). Once the
 // program has finished, processes still running (steps flushing their
 // output) get a few seconds to end on their own before they are terminated.
 #pragma once
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include <deque>
@@ -46,6 +50,10 @@ void say(const std::string& message);
 // Loads and validates a topology; on problems writes each as
 // FILE:LINE:COL: message on stderr and returns nothing.
 std::optional<core::Program> load_or_report(const std::string& path);
+
+// Ids a launcher gives units it runs without a process of their own are
+// above every pid (Linux's PID_MAX_LIMIT is 2^22).
+inline constexpr pid_t kMaxPid = pid_t{1} << 22;
 
 class LauncherLoop {
  public:
@@ -79,8 +87,22 @@ class LauncherLoop {
   }
   // Every unit of a still running process has ended.
   virtual void process_drained(pid_t /*pid*/) {}
-  // A child process was reaped (any child: a unit's process or an orphan).
-  virtual void process_ended(pid_t /*pid*/) {}
+  // A child process was reaped (any child: a unit's process or an orphan),
+  // before the loop ends the units it carried.
+  virtual void process_ended(pid_t /*pid*/, const exec::ExitStatus& /*status*/) {}
+  // Descriptors to watch besides signals and wakeups: watch() adds them
+  // each turn of the loop, watched() gets the same entries back after
+  // poll, and own_deadline() is when the loop must come round at the latest
+  // for the launcher's own time-outs. Called every turn.
+  virtual void watch(std::vector<pollfd>& /*fds*/) {}
+  virtual void watched(const pollfd* /*fds*/, std::size_t /*count*/) {}
+  virtual std::optional<Clock::time_point> own_deadline() const { return std::nullopt; }
+  // A key under ControlPlaneOptions::observed_key_prefix changed (set the
+  // prefix in the options given to run()).
+  virtual void key_changed(const std::string& /*key*/) {}
+  // The process `pid` ended with `status`: for an id start_unit returned
+  // that is no child process; ends its units as a reaped child's.
+  void end_process(pid_t pid, const exec::ExitStatus& status);
   // Sends `sig` to a running unit.
   virtual void signal_unit(std::size_t unit, pid_t pid, int sig);
 
@@ -113,7 +135,10 @@ class LauncherLoop {
   // From the rendezvous thread, in the order they happened (a stop request
   // comes before the leaves of the tasks it stopped).
   std::mutex queue_mutex_;
-  std::deque<std::variant<std::string, MemberEnded>> events_;
+  struct KeyChanged {
+    std::string key;
+  };
+  std::deque<std::variant<std::string, MemberEnded, KeyChanged>> events_;
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;

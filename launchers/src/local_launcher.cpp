@@ -1,19 +1,25 @@
-// The local launcher: plans on this host and starts one task agent per
-// launch unit, each a forked child process (see local_launcher.hpp).
+// The local launcher: plans on this host, runs plain tasks itself
+// (inline_tasks.hpp) and starts slipway-exec for every other launch unit
+// (see local_launcher.hpp).
 #include "slipway/launch/local_launcher.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 
+#include "inline_tasks.hpp"
+#include "slipway/launch/launcher_guard.hpp"
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
-#include "slipway/exec/agent_entry.hpp"
+#include "slipway/exec/process.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/local_address.hpp"
+
+extern char** environ;
 
 namespace slipway::launch {
 namespace {
@@ -21,35 +27,111 @@ namespace {
 class LocalRun : public LauncherLoop {
  public:
   LocalRun(const LocalRunOptions& options, core::Plan plan, RunDirectory run_dir)
-      : LauncherLoop(std::move(plan), std::move(run_dir), options.grace), options_(options) {}
+      : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
+        options_(options),
+        run_inline_(!is_off(std::getenv("SLIPWAY_INLINE_TASKS"))) {}
 
  protected:
-  // The agent runs in a forked copy of the launcher rather than as a new
-  // slipway-exec program: the same code, without an exec, a dynamic link
-  // and a plan file to parse per task.
+  // A plain task runs in this process's event loop (inline_tasks.hpp),
+  // with the agent's own code for its environment, output and log.
   pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
-    exec::AgentOptions agent;
-    for (std::uint32_t task : units()[unit].tasks) agent.tasks.push_back(plan().tasks[task].name());
-    agent.attempt = static_cast<std::uint32_t>(attempt);
-    agent.log_dir = run_dir().logs_path();
-    agent.grace = options_.grace / 2;
-    agent.wire_timeout = options_.wire_timeout;
-    if (!advertise_host_) {  // once, not per agent: every agent runs here
-      advertise_host_ =
-          exec::local_address_toward(exec::endpoint_host(control().endpoint())).value_or("");
+    if (run_inline_ && InlineTasks::can_run(plan(), units()[unit])) {
+      if (!inline_) {
+        InlineTaskOptions inline_options;
+        inline_options.log_dir = run_dir().logs_path();
+        inline_options.advertise_host = advertise_host();
+        inline_options.wire_timeout = options_.wire_timeout;
+        if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
+          inline_options.wire_timeout = std::chrono::seconds(std::atoll(seconds));  // as agent_main
+        }
+        inline_options.grace = options_.grace / 2;
+        inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
+      }
+      return inline_->start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), env);
     }
-    agent.advertise_host = *advertise_host_;
-    return exec::fork_agent(plan(), agent, env);
+    // Colocated groups, mpi (a PMIx server) and horovod (its store) units:
+    // a slipway-exec of their own.
+    exec::SpawnOptions spawn;
+    spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
+                  std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
+                  std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
+                  std::to_string(options_.wire_timeout.count())};
+    for (std::uint32_t task : units()[unit].tasks) {
+      spawn.argv.push_back("--task");
+      spawn.argv.push_back(plan().tasks[task].name());
+    }
+    for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+    spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
+    spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
+    spawn.parent_death_signal = SIGTERM;
+    return exec::spawn(spawn);
+  }
+
+  void signal_unit(std::size_t unit, pid_t pid, int sig) override {
+    if (inline_ && inline_->owns(pid)) {
+      inline_->signal(pid, sig);
+    } else {
+      LauncherLoop::signal_unit(unit, pid, sig);
+    }
+  }
+  void process_ended(pid_t pid, const exec::ExitStatus& status) override {
+    if (!inline_) return;
+    inline_->reaped(pid, status);
+    report_inline_ends();
+  }
+  void watch(std::vector<pollfd>& fds) override {
+    if (inline_) inline_->watch(fds);
+  }
+  void watched(const pollfd* fds, std::size_t count) override {
+    if (!inline_) return;
+    inline_->watched(fds, count);
+    report_inline_ends();
+  }
+  std::optional<Clock::time_point> own_deadline() const override {
+    return inline_ ? inline_->deadline() : std::nullopt;
+  }
+  void key_changed(const std::string& key) override {
+    if (!inline_) return;
+    inline_->key_changed(key);
+    report_inline_ends();
   }
 
  private:
+  static bool is_off(const char* value) {
+    return value && (std::string(value) == "0" || std::string(value) == "no");
+  }
+
+  // The address peers reach this host at: the one on the route to the
+  // rendezvous (found once: every task runs here), or SLIPWAY_ADVERTISE_HOST.
+  const std::string& advertise_host() {
+    if (!advertise_host_) {
+      const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST");
+      advertise_host_ = forced && *forced ? std::string(forced)
+                                          : exec::local_address_toward(
+                                                exec::endpoint_host(control().endpoint()))
+                                                .value_or("");
+    }
+    return *advertise_host_;
+  }
+
+  void report_inline_ends() {
+    for (const auto& [id, status] : inline_->take_ended()) end_process(id, status);
+  }
+
   const LocalRunOptions& options_;
+  bool run_inline_;
   std::optional<std::string> advertise_host_;
+  std::unique_ptr<InlineTasks> inline_;
 };
 
 }  // namespace
 
 int run_local(const LocalRunOptions& options) {
+  if (std::getenv("SLIPWAY_NO_GUARD")) return run_local_unguarded(options);  // EXPERIMENT
+  return run_guarded([&options] { return run_local_unguarded(options); });
+}
+
+int run_local_unguarded(const LocalRunOptions& options) {
   auto program = load_or_report(options.topology_path);
   if (!program) return 2;
   // A workstation runs what it is given: unless told how many CPUs to plan
@@ -84,7 +166,9 @@ int run_local(const LocalRunOptions& options) {
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks); run directory " + run_dir.path());
     LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
-    return run.run(ControlPlaneOptions{});
+    ControlPlaneOptions control;
+    control.observed_key_prefix = "addr/";  // peers' addresses, for tasks run inline
+    return run.run(std::move(control));
   } catch (const std::exception& e) {
     say(std::string("error: ") + e.what());
     return 1;

@@ -115,7 +115,7 @@ class SlurmRun : public LauncherLoop {
     if (steps_with_losses_.erase(pid)) ::kill(pid, SIGKILL);
   }
 
-  void process_ended(pid_t pid) override {
+  void process_ended(pid_t pid, const exec::ExitStatus&) override {
     live_steps_.erase(pid);
     steps_with_losses_.erase(pid);
   }

@@ -1,6 +1,5 @@
 // The task agent's entry point: options from the environment, the
-// rendezvous wiring, PMIx hooks, and the forked variant the local launcher
-// uses (see agent_entry.hpp).
+// rendezvous wiring and PMIx hooks (see agent_entry.hpp).
 #include "slipway/exec/agent_entry.hpp"
 
 #include <signal.h>
@@ -63,39 +62,6 @@ std::optional<std::string> replica_from_environment() {
   auto [ptr, ec] = std::from_chars(rank_text, end, rank);
   if (ec != std::errc() || ptr != end || ptr == rank_text) return std::nullopt;
   return spank::replica_for_task(base, rank);
-}
-
-pid_t fork_agent(const core::Plan& plan, const AgentOptions& options,
-                 const std::vector<std::string>& env) {
-  // Everything the child needs is prepared before fork: after it, only this
-  // thread exists in the child and it must not wait on a lock another
-  // thread of the parent held.
-  pid_t parent = getpid();
-  std::fflush(nullptr);  // or the child would write the parent's buffered output again
-  pid_t pid = fork();
-  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
-  if (pid > 0) {
-    setpgid(pid, pid);  // also from here, so a signal right after fork finds the group
-    return pid;
-  }
-  int code = 1;
-  try {
-    close_descriptors_from(STDERR_FILENO + 1);
-    prctl(PR_SET_NAME, "slipway-agent");  // ps -o comm, top; the command line stays the launcher's
-    setpgid(0, 0);
-    if (!die_with_parent(SIGTERM) || getppid() != parent) _exit(128 + SIGTERM);
-    block_agent_signals();
-    for (const auto& entry : env) {
-      auto eq = entry.find('=');
-      if (eq == std::string::npos) continue;
-      setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
-    }
-    code = agent_main(plan, options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "slipway-exec: %s\n", e.what());
-  }
-  std::fflush(nullptr);
-  _exit(code);
 }
 
 }  // namespace slipway::exec

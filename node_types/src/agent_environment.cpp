@@ -1,5 +1,5 @@
 // The task's starting environment: inherited, then slipway's variables.
-#include "agent_environment.hpp"
+#include "slipway/exec/agent_environment.hpp"
 
 #include <unordered_map>
 

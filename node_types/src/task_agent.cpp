@@ -14,7 +14,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "agent_environment.hpp"
+#include "slipway/exec/agent_environment.hpp"
 #include "slipway/exec/held_port.hpp"
 #include "slipway/exec/horovod_rendezvous.hpp"
 #include "slipway/exec/process.hpp"

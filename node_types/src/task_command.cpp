@@ -88,18 +88,21 @@ std::vector<int> TaskOutput::open_fds() const {
   return fds;
 }
 
-void TaskOutput::pump(int fd) {
+bool TaskOutput::pump(int fd) {
   UniqueFd& end = fd == out_.get() ? out_ : err_;
   LinePrefixer& lines = fd == out_.get() ? *out_lines_ : *err_lines_;
-  if (!end || end.get() != fd) return;
+  if (!end || end.get() != fd) return false;
   char buffer[16384];
   ssize_t n = ::read(fd, buffer, sizeof buffer);
   if (n > 0) {
     lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+    return true;
+  }
+  if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
     lines.finish();
     end.reset();
   }
+  return false;
 }
 
 void TaskOutput::drain() {

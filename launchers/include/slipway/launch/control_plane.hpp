@@ -7,14 +7,21 @@
 // asks the program to stop (not when the launcher itself announces a
 // stop); on_member_ended when a task's agent leaves (with its exit status)
 // or fails (its connection dropped or its heartbeats stopped).
-// announce_stop pushes "program stopping" to every task. The destructor
-// stops the server.
+// announce_stop pushes "program stopping" to every task. on_key_changed
+// hears changes of keys under observed_key_prefix (empty: none), on the
+// server's thread too. server() gives the launcher's own operations (tasks
+// it runs itself: rendezvous::Server::join_local and the rest). The
+// destructor stops the server.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+
+namespace slipway::rendezvous {
+class Server;
+}
 
 namespace slipway::launch {
 
@@ -32,6 +39,8 @@ struct ControlPlaneOptions {
   std::string advertise_host;  // empty: the server's default
   std::function<void(const std::string& reason)> on_stop_request;
   std::function<void(const MemberEnded&)> on_member_ended;
+  std::string observed_key_prefix;
+  std::function<void(const std::string& key)> on_key_changed;
 };
 
 class ControlPlane {
@@ -52,6 +61,7 @@ class ControlPlane {
   void clear_stop(const std::string& node, std::uint32_t replica);
   // Declares how many replicas a node has (fences over the program).
   void declare(const std::string& node, std::uint32_t replicas);
+  rendezvous::Server& server();
 
  private:
   struct Impl;

@@ -4,13 +4,15 @@
 // Contract: validates and plans the topology (problems go to stderr as
 // FILE:LINE:COL lines; returns 2, nothing started), creates a run directory
 // (printed on stderr), runs the rendezvous in-process, starts every task
-// (one task agent per task, or per colocated group replica, each a forked
-// child running exec::fork_agent, the code of slipway-exec), supervises
+// (a plain task in the launcher's own event loop with the agent's code,
+// inline_tasks.hpp; a colocated group replica, an mpi or a horovod task
+// under a slipway-exec of its own), supervises
 // them (supervisor.hpp: retries with backoff, daemons stopped at the end),
 // and returns 0 only when every non-daemon task succeeded. SIGINT/SIGTERM/
 // SIGHUP stop the program in order (SIGTERM, then SIGKILL after the grace
 // period; a second signal kills at once); when the launcher itself is
-// killed, every task dies with it (parent-death signals, subreaping).
+// killed, every task dies with it (parent-death signals, subreaping, and
+// the guard process: see run_guarded in launcher_guard.hpp).
 #pragma once
 
 #include <chrono>
@@ -24,11 +26,14 @@ struct LocalRunOptions {
   std::string topology_path;
   core::LocalAllocationOptions allocation;
   std::string run_root;      // empty: default_run_root()
+  std::string exec_path;     // the slipway-exec binary
   std::chrono::milliseconds grace{10000};
   std::chrono::milliseconds wire_timeout{300000};
   bool verbose = false;
 };
 
 int run_local(const LocalRunOptions& options);
+// run_local without the guard process (for callers that are one already).
+int run_local_unguarded(const LocalRunOptions& options);
 
 }  // namespace slipway::launch

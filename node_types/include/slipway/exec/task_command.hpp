@@ -54,8 +54,10 @@ class TaskOutput {
 
   // The read ends still open (0, 1 or 2 of them).
   std::vector<int> open_fds() const;
-  // Reads once from `fd` (one of open_fds()) and relays it.
-  void pump(int fd);
+  // Reads once from `fd` (one of open_fds()) and relays it; returns whether
+  // it read anything (false at end-of-file, which closes `fd`, and when
+  // nothing is there yet).
+  bool pump(int fd);
   // Relays everything left, waiting for end-of-file on both read ends.
   void drain();
   bool finished() const { return !out_ && !err_; }

@@ -1,0 +1,284 @@
+// InlineTasks: plain tasks of a local run, run by the launcher itself (see
+// inline_tasks.hpp).
+#include "inline_tasks.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "launcher_loop.hpp"
+#include "slipway/exec/agent_environment.hpp"
+#include "slipway/exec/held_port.hpp"
+#include "slipway/exec/rendezvous_wiring.hpp"
+#include "slipway/exec/task_command.hpp"
+#include "slipway/rendezvous/server.hpp"
+
+extern char** environ;
+
+namespace slipway::launch {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+bool is_terminating(int sig) {
+  return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT || sig == SIGKILL;
+}
+
+std::string describe(const core::AddressRef& ref) {
+  return ref.node + "." + std::to_string(ref.replica) + " port '" + ref.port + "'";
+}
+
+}  // namespace
+
+struct InlineTasks::Task {
+  enum class State { waiting, running, draining };
+
+  pid_t id = 0;
+  const core::Task* task = nullptr;
+  std::uint32_t attempt = 0;
+  rendezvous::Identity identity;
+  std::vector<exec::HeldPort> ports;
+  core::ResolvedAddresses addresses;
+  std::vector<core::AddressRef> missing;
+  core::EnvMap launcher_env;  // what the launcher adds to its own environment
+  State state = State::waiting;
+  Clock::time_point deadline{};  // waiting: the wire timeout; draining: SIGKILL
+  pid_t pid = -1;
+  std::unique_ptr<exec::TaskOutput> output;
+  exec::ExitStatus status;
+
+  // Takes the values read for `missing` (same order); keeps what is still
+  // missing.
+  void resolve(const std::vector<std::optional<std::string>>& values) {
+    std::vector<core::AddressRef> still;
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      if (i < values.size() && values[i]) {
+        auto endpoint = exec::parse_endpoint(*values[i]);
+        if (!endpoint) {
+          throw std::runtime_error("malformed address '" + *values[i] + "' published under " +
+                                   exec::address_key(missing[i]));
+        }
+        addresses.set(missing[i], *endpoint);
+      } else {
+        still.push_back(missing[i]);
+      }
+    }
+    missing = std::move(still);
+  }
+
+  std::vector<std::string> missing_keys() const {
+    std::vector<std::string> keys;
+    for (const auto& ref : missing) keys.push_back(exec::address_key(ref));
+    return keys;
+  }
+};
+
+InlineTasks::InlineTasks(const core::Plan& plan, rendezvous::Server& server,
+                         InlineTaskOptions options)
+    : plan_(plan),
+      server_(server),
+      options_(std::move(options)),
+      host_name_(this_host_name()),
+      base_env_(exec::inherited_environment(environ)) {}
+
+InlineTasks::~InlineTasks() = default;
+
+bool InlineTasks::can_run(const core::Plan& plan, const LaunchUnit& unit) {
+  if (unit.tasks.size() != 1) return false;
+  auto framework = *plan.node(plan.tasks[unit.tasks.front()]).framework;
+  return framework != core::Framework::mpi && framework != core::Framework::horovod;
+}
+
+pid_t InlineTasks::start(std::uint32_t index, std::uint32_t attempt,
+                         const std::vector<std::string>& env) {
+  const core::Task& task = plan_.tasks.at(index);
+  auto t = std::make_unique<Task>();
+  t->id = kMaxPid + ++next_id_;
+  t->task = &task;
+  t->attempt = attempt;
+  for (const auto& entry : env) {
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) t->launcher_env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  const core::Host& host = plan_.host(task);
+  const std::string& advertised = !host.address.empty()              ? host.address
+                                  : !options_.advertise_host.empty() ? options_.advertise_host
+                                                                     : host_name_;
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& port_name : task.ports) {
+    t->ports.push_back(exec::HeldPort::acquire(port_name));
+    core::AddressRef ref{task.node, task.replica, port_name};
+    core::Endpoint endpoint{advertised, t->ports.back().port()};
+    t->addresses.set(ref, endpoint);
+    keys.emplace_back(exec::address_key(ref), endpoint.to_string());
+  }
+  for (const auto& ref : core::required_addresses(plan_, task)) {
+    if (!t->addresses.find(ref)) t->missing.push_back(ref);
+  }
+  t->identity = rendezvous::Identity{task.node, task.replica, attempt, host_name_, getpid()};
+  auto joined = server_.join_local(t->identity, keys, t->missing_keys());
+  if (joined.status != rendezvous::Status::ok) {
+    throw std::runtime_error("cannot join the rendezvous: " + joined.message);
+  }
+  try {
+    t->resolve(joined.values);
+    if (t->missing.empty()) {
+      launch(*t);
+    } else {
+      t->deadline = Clock::now() + options_.wire_timeout;
+    }
+  } catch (...) {
+    server_.end_local(t->identity, 1);
+    throw;
+  }
+  pid_t id = t->id;
+  tasks_.emplace(id, std::move(t));
+  return id;
+}
+
+void InlineTasks::launch(Task& t) {
+  std::vector<std::string> env = base_env_;
+  exec::merge_environment(env, t.launcher_env);
+  exec::merge_environment(env, exec::added_environment(plan_, *t.task, t.addresses, t.attempt,
+                                                       true, options_.advertise_host));
+  t.output = std::make_unique<exec::TaskOutput>(t.task->name(), options_.log_dir, t.attempt,
+                                                host_name_);
+  for (auto& port : t.ports) port.release();  // handed to the command
+  t.pid = exec::start_command(plan_.node(*t.task), std::move(env), *t.output);
+  t.state = Task::State::running;
+  by_command_[t.pid] = t.id;
+  server_.set_local_pid(t.identity, t.pid);
+}
+
+void InlineTasks::finish(Task& t, exec::ExitStatus status) {
+  server_.end_local(t.identity, status.shell_code());
+  ended_.emplace_back(t.id, status);
+  if (t.pid > 0) by_command_.erase(t.pid);
+  tasks_.erase(t.id);  // t is gone
+}
+
+void InlineTasks::signal(pid_t id, int sig) {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return;
+  Task& t = *it->second;
+  if (t.state != Task::State::waiting) {
+    exec::signal_group(t.pid, sig);  // the command, or what it left behind
+  } else if (is_terminating(sig)) {
+    finish(t, exec::ExitStatus{false, 128 + sig});  // as an interrupted agent
+  }
+}
+
+void InlineTasks::reaped(pid_t pid, const exec::ExitStatus& status) {
+  auto it = by_command_.find(pid);
+  if (it == by_command_.end()) return;
+  Task& t = *tasks_.at(it->second);
+  t.status = status;
+  for (int fd : t.output->open_fds()) {
+    while (t.output->pump(fd)) {
+    }
+  }
+  // Whatever the command left in its process group goes now.
+  exec::signal_group(t.pid, SIGTERM);
+  if (t.output->finished()) {
+    finish(t, status);
+    return;
+  }
+  t.state = Task::State::draining;
+  t.deadline = Clock::now() + std::min<milliseconds>(options_.grace, milliseconds(2000));
+}
+
+void InlineTasks::key_changed(const std::string& key) {
+  std::vector<Task*> affected;
+  for (auto& [id, t] : tasks_) {
+    if (t->state != Task::State::waiting) continue;
+    for (const auto& ref : t->missing) {
+      if (exec::address_key(ref) == key) {
+        affected.push_back(t.get());
+        break;
+      }
+    }
+  }
+  for (Task* t : affected) {
+    try {
+      t->resolve(server_.get_many(t->missing_keys()));
+      if (t->missing.empty()) launch(*t);
+    } catch (const std::exception& e) {
+      exec::write_all(STDERR_FILENO, t->task->name() + ": slipway: " + e.what() + "\n");
+      finish(*t, exec::ExitStatus{false, 1});
+    }
+  }
+}
+
+void InlineTasks::watch(std::vector<pollfd>& fds) {
+  polled_.clear();
+  for (const auto& [id, t] : tasks_) {
+    if (!t->output) continue;
+    for (int fd : t->output->open_fds()) {
+      fds.push_back({fd, POLLIN, 0});
+      polled_.push_back(id);
+    }
+  }
+}
+
+void InlineTasks::watched(const pollfd* fds, std::size_t count) {
+  std::vector<pid_t> drained;
+  for (std::size_t i = 0; i < count && i < polled_.size(); ++i) {
+    if (!fds[i].revents) continue;
+    auto it = tasks_.find(polled_[i]);
+    if (it == tasks_.end() || !it->second->output) continue;
+    Task& t = *it->second;
+    t.output->pump(fds[i].fd);
+    if (t.state == Task::State::draining && t.output->finished()) drained.push_back(t.id);
+  }
+  for (pid_t id : drained) {
+    if (auto it = tasks_.find(id); it != tasks_.end()) finish(*it->second, it->second->status);
+  }
+  fire_timeouts(Clock::now());
+}
+
+void InlineTasks::fire_timeouts(Clock::time_point now) {
+  std::vector<Task*> due;
+  for (auto& [id, t] : tasks_) {
+    if (t->state != Task::State::running && now >= t->deadline) due.push_back(t.get());
+  }
+  for (Task* t : due) {
+    if (t->state == Task::State::draining) {
+      exec::signal_group(t->pid, SIGKILL);
+      finish(*t, t->status);
+      continue;
+    }
+    std::string what;
+    for (const auto& ref : t->missing) what += (what.empty() ? "" : ", ") + describe(ref);
+    exec::write_all(STDERR_FILENO,
+                    t->task->name() + ": slipway: timed out after " +
+                        std::to_string(options_.wire_timeout.count() / 1000) +
+                        " s waiting for the address of " + what +
+                        "; check that those tasks started (see their logs), or raise the wait "
+                        "with SLIPWAY_WIRE_TIMEOUT=SECONDS\n");
+    finish(*t, exec::ExitStatus{false, 1});
+  }
+}
+
+std::optional<InlineTasks::Clock::time_point> InlineTasks::deadline() const {
+  if (!ended_.empty()) return Clock::now();
+  std::optional<Clock::time_point> next;
+  for (const auto& [id, t] : tasks_) {
+    if (t->state == Task::State::running) continue;
+    if (!next || t->deadline < *next) next = t->deadline;
+  }
+  return next;
+}
+
+std::vector<std::pair<pid_t, exec::ExitStatus>> InlineTasks::take_ended() {
+  return std::exchange(ended_, {});
+}
+
+}  // namespace slipway::launch

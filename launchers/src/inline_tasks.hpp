@@ -1,0 +1,101 @@
+// InlineTasks: the tasks of a local run that the launcher runs itself, in
+// its own event loop, instead of through a forked task agent (docs/local.md,
+// "Tasks the launcher runs itself").
+//
+// Contract: a task runs inline when it is alone in its launch unit (not
+// colocated) and its node's framework is neither "mpi" (its agent hosts a
+// PMIx server) nor "horovod" (replica 0's agent serves Horovod's store).
+// For such a task, start():
+//  1. binds its named ports and holds them (held_port.hpp), and joins the
+//     rendezvous as a member with no connection (Server::join_local), its
+//     addresses published as its task keys, in one trip that also reads
+//     the addresses it needs;
+//  2. while some are missing, waits for them without blocking the loop:
+//     key_changed() re-reads them, and after `wire_timeout` the task fails
+//     with the agent's message naming what is missing;
+//  3. starts the command exactly as an agent does (task_command.hpp: the
+//     same environment, output prefixes and log file), with the launcher's
+//     environment plus `env` as the inherited one; its ports are released
+//     just before.
+// start() returns the task's id (above kMaxPid), which signal() and
+// reported ends name. When its command is reaped (reaped()), the task's
+// output is relayed to the end, SIGTERM goes to what is left in its process
+// group (SIGKILL min(grace, 2 s) later, when it still holds the output
+// open), it leaves the rendezvous with the shell code of its status (a
+// failed task's addresses are withdrawn), and its end is ready for
+// take_ended(). A signal to a task still waiting for addresses ends it
+// with 128 + signal, as an interrupted agent does.
+#pragma once
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "slipway/core/plan.hpp"
+#include "slipway/exec/process.hpp"
+#include "slipway/launch/launch_units.hpp"
+
+namespace slipway::rendezvous {
+class Server;
+}
+
+namespace slipway::launch {
+
+struct InlineTaskOptions {
+  std::string log_dir;
+  std::string advertise_host;  // empty: this host's name
+  std::chrono::milliseconds wire_timeout{300000};
+  std::chrono::milliseconds grace{5000};
+};
+
+class InlineTasks {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  InlineTasks(const core::Plan& plan, rendezvous::Server& server, InlineTaskOptions options);
+  ~InlineTasks();
+  InlineTasks(const InlineTasks&) = delete;
+  InlineTasks& operator=(const InlineTasks&) = delete;
+
+  static bool can_run(const core::Plan& plan, const LaunchUnit& unit);
+
+  // Throws std::exception when the task cannot start (nothing is left held
+  // or joined then).
+  pid_t start(std::uint32_t task, std::uint32_t attempt, const std::vector<std::string>& env);
+  bool owns(pid_t id) const { return tasks_.count(id) != 0; }
+  void signal(pid_t id, int sig);
+
+  // A child was reaped: when it is one of our commands, finish its task.
+  void reaped(pid_t pid, const exec::ExitStatus& status);
+  void key_changed(const std::string& key);
+  void watch(std::vector<pollfd>& fds);
+  void watched(const pollfd* fds, std::size_t count);
+  std::optional<Clock::time_point> deadline() const;
+  // Tasks that ended since the last call: (id, status), in order.
+  std::vector<std::pair<pid_t, exec::ExitStatus>> take_ended();
+
+ private:
+  struct Task;
+  void launch(Task& t);
+  void finish(Task& t, exec::ExitStatus status);
+  void fire_timeouts(Clock::time_point now);
+
+  const core::Plan& plan_;
+  rendezvous::Server& server_;
+  InlineTaskOptions options_;
+  std::string host_name_;
+  std::vector<std::string> base_env_;  // the launcher's environment
+  pid_t next_id_ = 0;
+  std::map<pid_t, std::unique_ptr<Task>> tasks_;  // by id
+  std::map<pid_t, pid_t> by_command_;             // command pid -> id
+  std::vector<std::pair<pid_t, exec::ExitStatus>> ended_;
+  std::vector<pid_t> polled_;  // the task of each descriptor watch() added
+};
+
+}  // namespace slipway::launch
