@@ -1,6 +1,6 @@
 // InlineTasks: plain tasks of a local run, run by the launcher itself (see
 // inline_tasks.hpp).
-#include "inline_tasks.hpp"
+#include "slipway/launch/inline_tasks.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "launcher_loop.hpp"
+#include "slipway/launch/unit_tracker.hpp"
 #include "slipway/exec/agent_environment.hpp"
 #include "slipway/exec/held_port.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"

@@ -51,10 +51,6 @@ void say(const std::string& message);
 // FILE:LINE:COL: message on stderr and returns nothing.
 std::optional<core::Program> load_or_report(const std::string& path);
 
-// Ids a launcher gives units it runs without a process of their own are
-// above every pid (Linux's PID_MAX_LIMIT is 2^22).
-inline constexpr pid_t kMaxPid = pid_t{1} << 22;
-
 class LauncherLoop {
  public:
   LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace);

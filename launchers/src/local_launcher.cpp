@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "inline_tasks.hpp"
+#include "slipway/launch/inline_tasks.hpp"
 #include "slipway/launch/launcher_guard.hpp"
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"

@@ -1,7 +1,7 @@
 // The task's starting environment: inherited entries, slipway's on top.
 #include <catch2/catch.hpp>
 
-#include "../../../node_types/src/agent_environment.hpp"
+#include "slipway/exec/agent_environment.hpp"
 
 using namespace slipway;
 

@@ -25,6 +25,10 @@
 
 namespace slipway::launch {
 
+// Ids a launcher gives units it runs without a process of their own are
+// above every pid (Linux's PID_MAX_LIMIT is 2^22).
+inline constexpr pid_t kMaxPid = pid_t{1} << 22;
+
 class UnitTracker {
  public:
   // tasks_per_unit[u]: how many tasks unit u runs (colocated tasks share one).
