@@ -13,7 +13,6 @@
 #include "slipway/exec/held_port.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
-#include "slipway/rendezvous/server.hpp"
 
 extern char** environ;
 
@@ -97,50 +96,101 @@ bool InlineTasks::can_run(const core::Plan& plan, const LaunchUnit& unit) {
   return framework != core::Framework::mpi && framework != core::Framework::horovod;
 }
 
-pid_t InlineTasks::start(std::uint32_t index, std::uint32_t attempt,
-                         const std::vector<std::string>& env) {
+std::unique_ptr<InlineTasks::Task> InlineTasks::make_task(std::uint32_t index,
+                                                         std::uint32_t attempt) {
   const core::Task& task = plan_.tasks.at(index);
   auto t = std::make_unique<Task>();
   t->id = kMaxPid + ++next_id_;
   t->task = &task;
   t->attempt = attempt;
-  for (const auto& entry : env) {
-    auto eq = entry.find('=');
-    if (eq != std::string::npos) t->launcher_env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
   const core::Host& host = plan_.host(task);
   const std::string& advertised = !host.address.empty()              ? host.address
                                   : !options_.advertise_host.empty() ? options_.advertise_host
                                                                      : host_name_;
-  std::vector<std::pair<std::string, std::string>> keys;
   for (const auto& port_name : task.ports) {
     t->ports.push_back(exec::HeldPort::acquire(port_name));
     core::AddressRef ref{task.node, task.replica, port_name};
-    core::Endpoint endpoint{advertised, t->ports.back().port()};
-    t->addresses.set(ref, endpoint);
-    keys.emplace_back(exec::address_key(ref), endpoint.to_string());
+    t->addresses.set(ref, core::Endpoint{advertised, t->ports.back().port()});
   }
   for (const auto& ref : core::required_addresses(plan_, task)) {
     if (!t->addresses.find(ref)) t->missing.push_back(ref);
   }
   t->identity = rendezvous::Identity{task.node, task.replica, attempt, host_name_, getpid()};
-  auto joined = server_.join_local(t->identity, keys, t->missing_keys());
-  if (joined.status != rendezvous::Status::ok) {
-    throw std::runtime_error("cannot join the rendezvous: " + joined.message);
+  return t;
+}
+
+void InlineTasks::prepare(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& tasks) {
+  flush();
+  for (auto& [index, left] : prepared_) {  // prepared before and never started
+    if (left.task) changes_.push_back({left.task->identity, std::nullopt, 1});
+  }
+  prepared_.clear();
+  std::vector<rendezvous::Server::LocalJoinRequest> requests;
+  std::vector<std::uint32_t> joining;
+  for (auto [index, attempt] : tasks) {
+    Prepared& p = prepared_[index];
+    try {
+      p.task = make_task(index, attempt);
+    } catch (const std::exception& e) {
+      p.error = e.what();
+      continue;
+    }
+    rendezvous::Server::LocalJoinRequest request;
+    request.id = p.task->identity;
+    for (const auto& port : p.task->ports) {
+      core::AddressRef ref{p.task->task->node, p.task->task->replica, port.name()};
+      request.task_keys.emplace_back(exec::address_key(ref), p.task->addresses.find(ref)->to_string());
+    }
+    request.wanted = p.task->missing_keys();
+    requests.push_back(std::move(request));
+    joining.push_back(index);
+  }
+  if (requests.empty()) return;
+  auto joined = server_.join_local(requests);
+  for (std::size_t i = 0; i < joining.size(); ++i) {
+    Prepared& p = prepared_[joining[i]];
+    if (joined[i].status != rendezvous::Status::ok) {
+      p.error = "cannot join the rendezvous: " + joined[i].message;
+      p.task.reset();
+      continue;
+    }
+    try {
+      p.task->resolve(joined[i].values);
+    } catch (const std::exception& e) {
+      changes_.push_back({p.task->identity, std::nullopt, 1});
+      p.error = e.what();
+      p.task.reset();
+    }
+  }
+}
+
+pid_t InlineTasks::start(std::uint32_t index, std::uint32_t attempt,
+                         const std::vector<std::string>& env) {
+  auto it = prepared_.find(index);
+  if (it == prepared_.end() || (it->second.task && it->second.task->attempt != attempt)) {
+    prepare({{index, attempt}});
+    it = prepared_.find(index);
+  }
+  Prepared prepared = std::move(it->second);
+  prepared_.erase(it);
+  if (!prepared.task) throw std::runtime_error(prepared.error);
+  Task& t = *prepared.task;
+  for (const auto& entry : env) {
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) t.launcher_env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   try {
-    t->resolve(joined.values);
-    if (t->missing.empty()) {
-      launch(*t);
+    if (t.missing.empty()) {
+      launch(t);
     } else {
-      t->deadline = Clock::now() + options_.wire_timeout;
+      t.deadline = Clock::now() + options_.wire_timeout;
     }
   } catch (...) {
-    server_.end_local(t->identity, 1);
+    changes_.push_back({t.identity, std::nullopt, 1});
     throw;
   }
-  pid_t id = t->id;
-  tasks_.emplace(id, std::move(t));
+  pid_t id = t.id;
+  tasks_.emplace(id, std::move(prepared.task));
   return id;
 }
 
@@ -155,11 +205,12 @@ void InlineTasks::launch(Task& t) {
   t.pid = exec::start_command(plan_.node(*t.task), std::move(env), *t.output);
   t.state = Task::State::running;
   by_command_[t.pid] = t.id;
-  server_.set_local_pid(t.identity, t.pid);
+  changes_.push_back({t.identity, t.pid, std::nullopt});
 }
 
 void InlineTasks::finish(Task& t, exec::ExitStatus status) {
-  server_.end_local(t.identity, status.shell_code());
+  if (!status.success() && t.output) t.output->keep_log();  // the launcher points at it
+  changes_.push_back({t.identity, std::nullopt, status.shell_code()});
   ended_.emplace_back(t.id, status);
   if (t.pid > 0) by_command_.erase(t.pid);
   tasks_.erase(t.id);  // t is gone
@@ -277,7 +328,10 @@ std::optional<InlineTasks::Clock::time_point> InlineTasks::deadline() const {
   return next;
 }
 
+void InlineTasks::flush() { server_.update_local(std::exchange(changes_, {})); }
+
 std::vector<std::pair<pid_t, exec::ExitStatus>> InlineTasks::take_ended() {
+  flush();
   return std::exchange(ended_, {});
 }
 

@@ -100,6 +100,7 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
       }
     }
   }
+  launching(units, attempt);
   auto groups = attempt == 0 && units.size() > 1 ? group_first_launches(units)
                                                  : std::vector<std::vector<std::size_t>>{units};
   for (const auto& group : groups) {

@@ -63,6 +63,8 @@ class LauncherLoop {
   // process's environment; returns the pid of the process that runs it.
   // Throws std::exception when it cannot start.
   virtual pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) = 0;
+  // Units about to start on `attempt` (before their start_unit calls).
+  virtual void launching(const std::vector<std::size_t>& /*units*/, int /*attempt*/) {}
   // Units starting together on their first attempt (in plan order), split
   // into the sets that share one process; default: one process each.
   virtual std::vector<std::vector<std::size_t>> group_first_launches(

@@ -34,20 +34,20 @@ class LocalRun : public LauncherLoop {
  protected:
   // A plain task runs in this process's event loop (inline_tasks.hpp),
   // with the agent's own code for its environment, output and log.
-  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
-    if (run_inline_ && InlineTasks::can_run(plan(), units()[unit])) {
-      if (!inline_) {
-        InlineTaskOptions inline_options;
-        inline_options.log_dir = run_dir().logs_path();
-        inline_options.advertise_host = advertise_host();
-        inline_options.wire_timeout = options_.wire_timeout;
-        if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
-          inline_options.wire_timeout = std::chrono::seconds(std::atoll(seconds));  // as agent_main
-        }
-        inline_options.grace = options_.grace / 2;
-        inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
+  void launching(const std::vector<std::size_t>& starting, int attempt) override {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> tasks;
+    for (std::size_t unit : starting) {
+      if (runs_inline(unit)) {
+        tasks.emplace_back(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt));
       }
-      return inline_->start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), env);
+    }
+    if (!tasks.empty()) inline_tasks().prepare(tasks);
+  }
+
+  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+    if (runs_inline(unit)) {
+      return inline_tasks().start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt),
+                                  env);
     }
     // Colocated groups, mpi (a PMIx server) and horovod (its store) units:
     // a slipway-exec of their own.
@@ -114,6 +114,25 @@ class LocalRun : public LauncherLoop {
     return *advertise_host_;
   }
 
+  bool runs_inline(std::size_t unit) const {
+    return run_inline_ && InlineTasks::can_run(plan(), units()[unit]);
+  }
+
+  InlineTasks& inline_tasks() {
+    if (!inline_) {
+      InlineTaskOptions inline_options;
+      inline_options.log_dir = run_dir().logs_path();
+      inline_options.advertise_host = advertise_host();
+      inline_options.wire_timeout = options_.wire_timeout;
+      if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
+        inline_options.wire_timeout = std::chrono::seconds(std::atoll(seconds));  // as agent_main
+      }
+      inline_options.grace = options_.grace / 2;
+      inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
+    }
+    return *inline_;
+  }
+
   void report_inline_ends() {
     for (const auto& [id, status] : inline_->take_ended()) end_process(id, status);
   }
@@ -127,7 +146,6 @@ class LocalRun : public LauncherLoop {
 }  // namespace
 
 int run_local(const LocalRunOptions& options) {
-  if (std::getenv("SLIPWAY_NO_GUARD")) return run_local_unguarded(options);  // EXPERIMENT
   return run_guarded([&options] { return run_local_unguarded(options); });
 }
 

@@ -288,6 +288,7 @@ int Agent::finish() {
   int code = 0;
   for (auto& t : tasks_) {
     int task_code = t.status ? t.status->shell_code() : 128 + SIGKILL;
+    if (task_code != 0 && t.output) t.output->keep_log();  // the launcher points at it
     if (code == 0) code = task_code;
     for (TaskHooks* hook : options_.hooks) hook->after_exit(*t.task, task_code);
     t.wiring->leave(task_code);

@@ -48,17 +48,14 @@ core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
 TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std::uint32_t attempt,
                        const std::string& host) {
   if (!log_dir.empty()) {
-    std::string path = log_dir + "/" + name + ".log";
-    log_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (log_) {
-      std::time_t now = std::time(nullptr);
-      std::tm local{};
-      localtime_r(&now, &local);
-      char when[64];
-      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &local);
-      write_all(log_.get(), "=== slipway: " + name + " attempt " + std::to_string(attempt) +
-                                " on " + host + " at " + when + " ===\n");
-    }
+    log_path_ = log_dir + "/" + name + ".log";
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char when[64];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &local);
+    header_ = "=== slipway: " + name + " attempt " + std::to_string(attempt) + " on " + host +
+              " at " + when + " ===\n";
   }
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -72,8 +69,18 @@ TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std:
   err_.reset(err_pipe[0]);
   err_write_.reset(err_pipe[1]);
   for (int fd : {out_.get(), err_.get()}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDOUT_FILENO, log_.get());
-  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDERR_FILENO, log_.get());
+  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDOUT_FILENO, -1);
+  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDERR_FILENO, -1);
+}
+
+void TaskOutput::keep_log() {
+  if (log_tried_ || log_path_.empty()) return;
+  log_tried_ = true;
+  log_.reset(::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!log_) return;
+  write_all(log_.get(), header_);
+  out_lines_->set_log_fd(log_.get());
+  err_lines_->set_log_fd(log_.get());
 }
 
 void TaskOutput::close_write_ends() {
@@ -95,6 +102,7 @@ bool TaskOutput::pump(int fd) {
   char buffer[16384];
   ssize_t n = ::read(fd, buffer, sizeof buffer);
   if (n > 0) {
+    keep_log();
     lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
     return true;
   }

@@ -227,25 +227,29 @@ std::vector<std::optional<std::string>> Server::get_many(const std::vector<std::
   });
 }
 
-Server::LocalJoin Server::join_local(const Identity& id,
-                                     const std::vector<std::pair<std::string, std::string>>& task_keys,
-                                     const std::vector<std::string>& wanted) {
+std::vector<Server::LocalJoin> Server::join_local(const std::vector<LocalJoinRequest>& requests) {
   return impl_->call([&](Engine& e) {
-    LocalJoin result;
-    result.status = e.join_local(id, task_keys, result.message);
-    if (result.status != Status::ok) return result;
-    result.values.reserve(wanted.size());
-    for (const auto& key : wanted) result.values.push_back(e.get(key));
-    return result;
+    std::vector<LocalJoin> results(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      results[i].status = e.join_local(requests[i].id, requests[i].task_keys, results[i].message);
+    }
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (results[i].status != Status::ok) continue;
+      results[i].values.reserve(requests[i].wanted.size());
+      for (const auto& key : requests[i].wanted) results[i].values.push_back(e.get(key));
+    }
+    return results;
   });
 }
 
-void Server::set_local_pid(const Identity& id, std::int64_t pid) {
-  impl_->post([id, pid](Engine& e) { e.set_local_pid(id, pid); });
-}
-
-void Server::end_local(const Identity& id, std::int32_t exit_status) {
-  impl_->post([id, exit_status](Engine& e) { e.end_local(id, exit_status); });
+void Server::update_local(std::vector<LocalChange> changes) {
+  if (changes.empty()) return;
+  impl_->post([changes = std::move(changes)](Engine& e) {
+    for (const auto& change : changes) {
+      if (change.pid) e.set_local_pid(change.id, *change.pid);
+      if (change.exit_status) e.end_local(change.id, *change.exit_status);
+    }
+  });
 }
 
 EngineStats Server::stats() {

@@ -5,11 +5,13 @@
 // Contract: a task runs inline when it is alone in its launch unit (not
 // colocated) and its node's framework is neither "mpi" (its agent hosts a
 // PMIx server) nor "horovod" (replica 0's agent serves Horovod's store).
-// For such a task, start():
-//  1. binds its named ports and holds them (held_port.hpp), and joins the
+// For such a task, prepare() and start():
+//  1. bind its named ports and hold them (held_port.hpp), and join the
 //     rendezvous as a member with no connection (Server::join_local), its
-//     addresses published as its task keys, in one trip that also reads
-//     the addresses it needs;
+//     addresses published as its task keys; prepare() does this for every
+//     task starting together in one trip to the rendezvous, which then
+//     reads the addresses each needs (so tasks handling each other find
+//     each other at once); start() without prepare() makes the trip alone;
 //  2. while some are missing, waits for them without blocking the loop:
 //     key_changed() re-reads them, and after `wire_timeout` the task fails
 //     with the agent's message naming what is missing;
@@ -18,7 +20,9 @@
 //     environment plus `env` as the inherited one; its ports are released
 //     just before.
 // start() returns the task's id (above kMaxPid), which signal() and
-// reported ends name. When its command is reaped (reaped()), the task's
+// reported ends name. Changes the rendezvous needs not answer (a command's
+// pid, a task's end) are sent together, by take_ended() and before the
+// next join. When its command is reaped (reaped()), the task's
 // output is relayed to the end, SIGTERM goes to what is left in its process
 // group (SIGKILL min(grace, 2 s) later, when it still holds the output
 // open), it leaves the rendezvous with the shell code of its status (a
@@ -40,10 +44,8 @@
 #include "slipway/core/plan.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/launch/launch_units.hpp"
+#include "slipway/rendezvous/server.hpp"
 
-namespace slipway::rendezvous {
-class Server;
-}
 
 namespace slipway::launch {
 
@@ -65,6 +67,9 @@ class InlineTasks {
 
   static bool can_run(const core::Plan& plan, const LaunchUnit& unit);
 
+  // Tasks (index in Plan::tasks, attempt) about to start(). A task that
+  // cannot be prepared has its error kept for start().
+  void prepare(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& tasks);
   // Throws std::exception when the task cannot start (nothing is left held
   // or joined then).
   pid_t start(std::uint32_t task, std::uint32_t attempt, const std::vector<std::string>& env);
@@ -77,11 +82,18 @@ class InlineTasks {
   void watch(std::vector<pollfd>& fds);
   void watched(const pollfd* fds, std::size_t count);
   std::optional<Clock::time_point> deadline() const;
-  // Tasks that ended since the last call: (id, status), in order.
+  // Tasks that ended since the last call: (id, status), in order. Also
+  // sends the changes the rendezvous has not heard yet.
   std::vector<std::pair<pid_t, exec::ExitStatus>> take_ended();
 
  private:
   struct Task;
+  struct Prepared {
+    std::unique_ptr<Task> task;  // nullptr: `error` says why
+    std::string error;
+  };
+  std::unique_ptr<Task> make_task(std::uint32_t index, std::uint32_t attempt);
+  void flush();
   void launch(Task& t);
   void finish(Task& t, exec::ExitStatus status);
   void fire_timeouts(Clock::time_point now);
@@ -93,9 +105,11 @@ class InlineTasks {
   std::vector<std::string> base_env_;  // the launcher's environment
   pid_t next_id_ = 0;
   std::map<pid_t, std::unique_ptr<Task>> tasks_;  // by id
+  std::map<std::uint32_t, Prepared> prepared_;     // by task index
   std::map<pid_t, pid_t> by_command_;             // command pid -> id
   std::vector<std::pair<pid_t, exec::ExitStatus>> ended_;
   std::vector<pid_t> polled_;  // the task of each descriptor watch() added
+  std::vector<rendezvous::Server::LocalChange> changes_;  // not sent yet
 };
 
 }  // namespace slipway::launch

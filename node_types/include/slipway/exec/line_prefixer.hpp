@@ -24,6 +24,8 @@ class LinePrefixer {
 
   void feed(std::string_view bytes);
   void finish();
+  // The log file from now on (-1: none).
+  void set_log_fd(int fd) { log_fd_ = fd; }
 
  private:
   void emit(std::string_view line_with_newline, std::string& terminal_out);

@@ -9,13 +9,16 @@
 //   horovod nodes GLOO_SOCKET_IFNAME/TP_SOCKET_IFNAME naming the interface
 //   of `advertise_host` (gloo picks its interface from the host name, which
 //   often resolves to loopback on clusters), unless the user set them.
-// - TaskOutput: the log file LOG_DIR/NODE.REPLICA.log (opened for append
-//   with a "=== slipway: NAME attempt N on HOST at TIME ===" header; no log
-//   when log_dir is empty or it cannot be opened) and two pipes for the
-//   command's stdout and stderr. pump() relays what a read end has as whole
-//   lines behind "NODE.REPLICA: " (line_prefixer.hpp); at end-of-file the
-//   last partial line is written and that end closes. The read ends are
-//   non-blocking.
+// - TaskOutput: the log file LOG_DIR/NODE.REPLICA.log and two pipes for
+//   the command's stdout and stderr. pump() relays what a read end has as
+//   whole lines behind "NODE.REPLICA: " (line_prefixer.hpp) and, raw, to the
+//   log; at end-of-file the last partial line is written and that end
+//   closes. The read ends are non-blocking. The log is opened for append
+//   when the first output comes, or by keep_log() (a task that failed), with
+//   a "=== slipway: NAME attempt N on HOST at TIME ===" header, TIME being
+//   when the TaskOutput was made: a task that printed nothing and succeeded
+//   leaves no empty log behind (creating files is much of what starting a
+//   task costs). No log when log_dir is empty or it cannot be opened.
 // - start_command(): starts `wrapper + command` of the node with exactly
 //   `env` in the node's workdir, in a process group of its own that gets
 //   SIGKILL when the calling thread ends, its output into `output` (whose
@@ -61,8 +64,12 @@ class TaskOutput {
   // Relays everything left, waiting for end-of-file on both read ends.
   void drain();
   bool finished() const { return !out_ && !err_; }
+  // Makes sure the log exists (its header at least), e.g. for a failed task.
+  void keep_log();
 
  private:
+  std::string log_path_, header_;
+  bool log_tried_ = false;
   UniqueFd log_, out_, err_, out_write_, err_write_;
   std::unique_ptr<LinePrefixer> out_lines_, err_lines_;
 };

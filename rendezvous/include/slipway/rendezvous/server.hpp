@@ -67,21 +67,31 @@ class Server {
   // The values of `keys` now (nothing where unset), in one trip.
   std::vector<std::optional<std::string>> get_many(const std::vector<std::string>& keys);
 
-  // Tasks the launcher runs itself (Engine::join_local and the rest).
-  // join_local waits for the server thread and also returns the values of
-  // `wanted` now, saving a second trip. set_local_pid and end_local are
-  // queued and return at once; queued and waiting calls run in the order
-  // they were made.
+  // Tasks the launcher runs itself (Engine::join_local and the rest), many
+  // in one trip to the server thread. join_local joins each request in
+  // order (Engine::join_local) and then reads the values of its `wanted`
+  // keys, once every request has published its keys (so tasks handling
+  // each other find each other's addresses); it waits for the result.
+  // update_local is queued and returns at once: for each change in order,
+  // Engine::set_local_pid when `pid` is set, then Engine::end_local when
+  // `exit_status` is. Queued and waiting calls run in the order made.
+  struct LocalJoinRequest {
+    Identity id;
+    std::vector<std::pair<std::string, std::string>> task_keys;
+    std::vector<std::string> wanted;
+  };
   struct LocalJoin {
     Status status = Status::ok;
     std::string message;
     std::vector<std::optional<std::string>> values;  // one per wanted key
   };
-  LocalJoin join_local(const Identity& id,
-                       const std::vector<std::pair<std::string, std::string>>& task_keys,
-                       const std::vector<std::string>& wanted);
-  void set_local_pid(const Identity& id, std::int64_t pid);
-  void end_local(const Identity& id, std::int32_t exit_status);
+  std::vector<LocalJoin> join_local(const std::vector<LocalJoinRequest>& requests);
+  struct LocalChange {
+    Identity id;
+    std::optional<std::int64_t> pid;
+    std::optional<std::int32_t> exit_status;
+  };
+  void update_local(std::vector<LocalChange> changes);
 
  private:
   struct Impl;
