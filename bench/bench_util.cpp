@@ -20,17 +20,46 @@ std::string sibling_program(const std::string& name) {
   return (std::filesystem::path(self).parent_path() / name).string();
 }
 
+namespace {
+
+// Wall time in ms of one run of `command`; negative when it failed.
+double command_ms(const std::string& command) {
+  auto start = std::chrono::steady_clock::now();
+  int rc = std::system(command.c_str());
+  auto end = std::chrono::steady_clock::now();
+  if (rc != 0) return -1;
+  return std::chrono::duration<double, std::milli>(end - start).count();
+}
+
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
 double median_command_ms(const std::string& command, int runs) {
   std::vector<double> times;
   for (int i = 0; i < runs; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    int rc = std::system(command.c_str());
-    auto end = std::chrono::steady_clock::now();
-    if (rc != 0) return -1;
-    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    double ms = command_ms(command);
+    if (ms < 0) return -1;
+    times.push_back(ms);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(std::move(times));
+}
+
+std::vector<double> alternating_medians_ms(const std::vector<std::string>& commands, int runs) {
+  std::vector<std::vector<double>> times(commands.size());
+  for (int round = -1; round < runs; ++round) {
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+      double ms = command_ms(commands[i]);
+      if (ms < 0) return {};
+      if (round >= 0) times[i].push_back(ms);
+    }
+  }
+  std::vector<double> medians;
+  for (auto& t : times) medians.push_back(median(std::move(t)));
+  return medians;
 }
 
 }  // namespace slipway::bench

@@ -16,15 +16,16 @@
 namespace {
 
 namespace fs = std::filesystem;
-using slipway::bench::median_command_ms;
+using slipway::bench::alternating_medians_ms;
 using slipway::bench::sibling_program;
 
 int run_launch(const std::vector<std::string>& args) {
-  int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
+  int runs = args.empty() ? 9 : std::max(1, std::atoi(args[0].c_str()));
   std::string slipway = sibling_program("slipway");
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-launch-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::printf("launch: median of %d runs each; tasks run /bin/true\n", runs);
+  std::printf("launch: median of %d runs each, the two commands in turn; tasks run /bin/true\n",
+              runs);
   std::printf("%-6s %14s %14s %8s\n", "tasks", "slipway_ms", "shell_ms", "ratio");
   std::string summary = "launch:";
   bool ok = true;
@@ -37,8 +38,9 @@ int run_launch(const std::vector<std::string>& args) {
                       topology.string() + "' >/dev/null 2>&1";
     std::string shell = "sh -c 'for i in $(seq " + std::to_string(tasks) +
                         "); do /bin/true & done; wait' >/dev/null 2>&1";
-    double slipway_ms = median_command_ms(run, runs);
-    double shell_ms = median_command_ms(shell, runs);
+    auto medians = alternating_medians_ms({run, shell}, runs);
+    double slipway_ms = medians.empty() ? -1 : medians[0];
+    double shell_ms = medians.empty() ? -1 : medians[1];
     if (slipway_ms < 0 || shell_ms <= 0) {
       std::fprintf(stderr, "launch: a run failed (slipway %s)\n", slipway.c_str());
       ok = false;
