@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "slipway/core/plan.hpp"
+#include "../../lib/local_plan.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/launch/inline_tasks.hpp"
 #include "slipway/launch/unit_tracker.hpp"
@@ -30,14 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-core::Plan plan_of(const std::string& toml) {
-  auto topology = core::parse_topology(toml, "test.toml");
-  for (const auto& d : topology.diagnostics) UNSCOPED_INFO(core::format_diagnostic(d));
-  REQUIRE(topology.ok());
-  auto planned = core::make_plan(*topology.program, core::local_allocation({1u, 64u, 0u, {}}));
-  REQUIRE(planned.ok());
-  return *planned.plan;
-}
+using test::local_plan_of;
 
 // b publishes port p; a handles b and prints the address it was given.
 const char* kPair = R"(
@@ -137,7 +131,7 @@ struct Launcher {
 
 TEST_CASE("inline tasks: plain tasks run inline, colocated/mpi/horovod ones do not",
           "[inline]") {
-  auto plan = plan_of(R"(
+  auto plan = local_plan_of(R"(
 [program]
 name = "kinds"
 [node.plain]
@@ -160,7 +154,7 @@ colocate = "g"
 
 TEST_CASE("inline tasks: a task waits for its peer's address, then starts with it",
           "[inline]") {
-  auto plan = plan_of(kPair);
+  auto plan = local_plan_of(kPair);
   Launcher l(plan);
   pid_t a = l.start("a");
   CHECK(a > launch::kMaxPid);
@@ -184,7 +178,7 @@ TEST_CASE("inline tasks: a task waits for its peer's address, then starts with i
 }
 
 TEST_CASE("inline tasks: a failed task's address is withdrawn", "[inline]") {
-  auto plan = plan_of(kPair);
+  auto plan = local_plan_of(kPair);
   setenv("B_EXIT", "3", 1);
   Launcher l(plan);
   pid_t b = l.start("b");
@@ -199,7 +193,7 @@ TEST_CASE("inline tasks: a failed task's address is withdrawn", "[inline]") {
 
 TEST_CASE("inline tasks: waiting past the wire timeout fails the task naming the address",
           "[inline]") {
-  auto plan = plan_of(kPair);
+  auto plan = local_plan_of(kPair);
   Launcher l(plan, 300ms);
   // Its message goes to stderr: catch it in a file.
   fs::path err = l.logs / "stderr";
@@ -219,7 +213,7 @@ TEST_CASE("inline tasks: waiting past the wire timeout fails the task naming the
 }
 
 TEST_CASE("inline tasks: a signal to a waiting task ends it with 128 + signal", "[inline]") {
-  auto plan = plan_of(kPair);
+  auto plan = local_plan_of(kPair);
   Launcher l(plan);
   pid_t a = l.start("a");
   l.tasks->signal(a, SIGUSR1);  // not a stop: it keeps waiting

@@ -2,23 +2,15 @@
 #include <catch2/catch.hpp>
 
 #include "slipway/core/plan.hpp"
+#include "../../lib/local_plan.hpp"
 #include "slipway/launch/launch_units.hpp"
 
 using namespace slipway;
 
-namespace {
-core::Plan plan_of(const char* toml) {
-  auto topology = core::parse_topology(toml, "test.toml");
-  for (const auto& d : topology.diagnostics) UNSCOPED_INFO(core::format_diagnostic(d));
-  REQUIRE(topology.ok());
-  auto planned = core::make_plan(*topology.program, core::local_allocation({1u, 64u, 0u, {}}));
-  REQUIRE(planned.ok());
-  return *planned.plan;
-}
-}  // namespace
+using test::local_plan_of;
 
 TEST_CASE("each task is its own unit without colocation") {
-  auto plan = plan_of(R"(
+  auto plan = local_plan_of(R"(
 [program]
 name = "p"
 [node.a]
@@ -40,7 +32,7 @@ daemon = true
 }
 
 TEST_CASE("a colocate group shares one unit per replica") {
-  auto plan = plan_of(R"(
+  auto plan = local_plan_of(R"(
 [program]
 name = "p"
 [node.learner]
