@@ -34,9 +34,17 @@ restart_fn2() {
 }
 "$SLIPWAY" launch --srun-arg=-N3 --srun-arg=-n6 --srun-arg=-pcpu "$(topology lost_host)" >out 2>&1 &
 launcher=$!
-trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true; restart_fn2' EXIT
+# On failure, the job goes too (salloc killed with -9 would leave it holding
+# the hosts the next test needs).
+trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=lost 2>/dev/null || true
+      pkill -9 -f "$MARKER" || true; restart_fn2' EXIT
 wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
-grep -q "^spread.1: attempt 0 on fn2$" out || { cat out; fail "spread.1 did not start on fn2"; }
+# The line can still be on its way through srun's I/O forwarding when the
+# command already runs.
+if ! (wait_until 30 grep -q "^spread.1: attempt 0 on fn2$" out); then
+  cat out
+  fail "spread.1 did not start on fn2"
+fi
 # The host dies: every process in its namespace.
 ip netns pids "$ns" | xargs -r kill -9
 wait_until 60 grep -q "^spread.1: attempt 1 on fn[13]$" out
