@@ -260,6 +260,9 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     signal(sig, SIG_DFL);  // a background shell may have left SIGINT ignored
   }
   sigprocmask(SIG_BLOCK, &set, nullptr);  // before any thread starts
+  // Task output goes through this process: a terminal or pipe that closed
+  // must not stop the program (the lines still reach the logs).
+  signal(SIGPIPE, SIG_IGN);
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   exec::become_subreaper();

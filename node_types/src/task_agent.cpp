@@ -341,6 +341,9 @@ int Agent::run(const WiringFactory& make_wiring) {
 void block_agent_signals() {
   sigset_t set = agent_signal_set();
   sigprocmask(SIG_BLOCK, &set, nullptr);
+  // A closed terminal must not stop the task (its lines still reach the
+  // log); the command starts with every disposition back to the default.
+  signal(SIGPIPE, SIG_IGN);
 }
 
 std::string address_key(const core::AddressRef& ref) {

@@ -46,8 +46,9 @@ struct AgentOptions {
   std::vector<TaskHooks*> hooks;  // not owned; called in order (task_hooks.hpp)
 };
 
-// Blocks the signals the agent handles through a signalfd. Call first thing
-// in main, before any thread exists.
+// Blocks the signals the agent handles through a signalfd, and ignores
+// SIGPIPE (output to a closed terminal is dropped). Call first thing in
+// main, before any thread exists.
 void block_agent_signals();
 
 // Runs the tasks to completion; returns the exit code for the process.
