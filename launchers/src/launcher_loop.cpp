@@ -263,6 +263,7 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   // Task output goes through this process: a terminal or pipe that closed
   // must not stop the program (the lines still reach the logs).
   signal(SIGPIPE, SIG_IGN);
+  exec::raise_descriptor_limit();  // the local launcher holds two pipes per task
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   exec::become_subreaper();

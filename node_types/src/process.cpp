@@ -8,10 +8,13 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -44,6 +47,10 @@ void close_descriptors_from(int first, int keep) {
 
 namespace {
 
+// The soft RLIMIT_NOFILE before raise_descriptor_limit(), for children
+// (-1: never raised).
+std::atomic<long long> original_nofile_soft{-1};
+
 // What the child of spawn() reads and writes: it shares our memory
 // (CLONE_VM) until it execs, so an exec failure comes back in `error`.
 struct ChildArgs {
@@ -68,6 +75,13 @@ int child_exec(void* raw) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (o.new_process_group) setpgid(0, 0);
   if (o.parent_death_signal != 0) prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
+  if (long long soft = original_nofile_soft.load(std::memory_order_relaxed); soft >= 0) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+      limit.rlim_cur = static_cast<rlim_t>(soft);
+      setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  }
   auto dup_to = [](int from, int to) {
     if (from >= 0 && from != to) dup2(from, to);
   };
@@ -163,6 +177,18 @@ pid_t spawn(const SpawnOptions& options) {
   // returns reaches the group (the child set it already: VFORK).
   if (options.new_process_group) setpgid(pid, pid);
   return pid;
+}
+
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  rlim_t wanted = std::min<rlim_t>(limit.rlim_max, rlim_t{1} << 20);
+  if (limit.rlim_cur >= wanted) return;
+  long long before = static_cast<long long>(limit.rlim_cur);
+  limit.rlim_cur = wanted;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  long long unset = -1;
+  original_nofile_soft.compare_exchange_strong(unset, before);
 }
 
 std::string ExitStatus::describe() const {

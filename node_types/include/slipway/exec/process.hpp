@@ -52,6 +52,13 @@ struct ExitStatus {
   static ExitStatus from_wait_status(int status);
 };
 
+// Raises this process's soft limit on open descriptors to its hard limit
+// (at most 2^20): a launcher holding two pipes per running task would run
+// out at the common soft limit of 1024. Children started by spawn() from
+// then on get the soft limit this process had before, so the commands see
+// the limits they would have seen anyway.
+void raise_descriptor_limit();
+
 // Non-blocking reap of any child: the pid and its status, or nothing.
 std::optional<std::pair<pid_t, ExitStatus>> try_reap_any();
 
