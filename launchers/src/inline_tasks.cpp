@@ -21,18 +21,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
 bool is_terminating(int sig) {
   return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT || sig == SIGKILL;
-}
-
-std::string describe(const core::AddressRef& ref) {
-  return ref.node + "." + std::to_string(ref.replica) + " port '" + ref.port + "'";
 }
 
 }  // namespace
@@ -85,7 +75,7 @@ InlineTasks::InlineTasks(const core::Plan& plan, rendezvous::Server& server,
     : plan_(plan),
       server_(server),
       options_(std::move(options)),
-      host_name_(this_host_name()),
+      host_name_(exec::this_host_name()),
       base_env_(exec::inherited_environment(environ)) {}
 
 InlineTasks::~InlineTasks() = default;
@@ -306,14 +296,9 @@ void InlineTasks::fire_timeouts(Clock::time_point now) {
       finish(*t, t->status);
       continue;
     }
-    std::string what;
-    for (const auto& ref : t->missing) what += (what.empty() ? "" : ", ") + describe(ref);
-    exec::write_all(STDERR_FILENO,
-                    t->task->name() + ": slipway: timed out after " +
-                        std::to_string(options_.wire_timeout.count() / 1000) +
-                        " s waiting for the address of " + what +
-                        "; check that those tasks started (see their logs), or raise the wait "
-                        "with SLIPWAY_WIRE_TIMEOUT=SECONDS\n");
+    exec::write_all(STDERR_FILENO, t->task->name() + ": slipway: " +
+                                       exec::wire_timeout_message(options_.wire_timeout, t->missing) +
+                                       "\n");
     finish(*t, exec::ExitStatus{false, 1});
   }
 }

@@ -49,15 +49,7 @@ void report(const std::string& task, const std::string& message) {
   write_all(STDERR_FILENO, line);
 }
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
 
-std::string describe(const core::AddressRef& ref) {
-  return ref.node + "." + std::to_string(ref.replica) + " port '" + ref.port + "'";
-}
 
 // One task: its plan entry, wiring, held ports and, once started, command.
 struct AgentTask {
@@ -74,7 +66,7 @@ struct AgentTask {
 class Agent {
  public:
   Agent(const core::Plan& plan, const AgentOptions& options)
-      : plan_(plan), options_(options), host_(this_host_name()) {}
+      : plan_(plan), options_(options), host_(exec::this_host_name()) {}
 
   int run(const WiringFactory& make_wiring);
 
@@ -161,17 +153,11 @@ bool Agent::resolve(AgentTask& t) {
   while (next < missing.size()) {
     auto now = Clock::now();
     if (now >= deadline) {
-      std::string what;
+      std::vector<core::AddressRef> still;
       for (std::size_t i = next; i < missing.size(); ++i) {
-        if (!t.wiring->wait_for(missing[i], milliseconds(0))) {
-          what += (what.empty() ? "" : ", ") + describe(missing[i]);
-        }
+        if (!t.wiring->wait_for(missing[i], milliseconds(0))) still.push_back(missing[i]);
       }
-      throw std::runtime_error(
-          "timed out after " + std::to_string(options_.wire_timeout.count() / 1000) +
-          " s waiting for the address of " + what +
-          "; check that those tasks started (see their logs), or raise the wait with "
-          "SLIPWAY_WIRE_TIMEOUT=SECONDS");
+      throw std::runtime_error(wire_timeout_message(options_.wire_timeout, still));
     }
     auto slice = std::min<milliseconds>(
         milliseconds(200), std::chrono::duration_cast<milliseconds>(deadline - now));

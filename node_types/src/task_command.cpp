@@ -125,6 +125,25 @@ void TaskOutput::drain() {
   }
 }
 
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+std::string wire_timeout_message(std::chrono::milliseconds timeout,
+                                 const std::vector<core::AddressRef>& missing) {
+  std::string what;
+  for (const auto& ref : missing) {
+    what += (what.empty() ? "" : ", ") + ref.node + "." + std::to_string(ref.replica) +
+            " port '" + ref.port + "'";
+  }
+  return "timed out after " + std::to_string(timeout.count() / 1000) +
+         " s waiting for the address of " + what +
+         "; check that those tasks started (see their logs), or raise the wait with "
+         "SLIPWAY_WIRE_TIMEOUT=SECONDS";
+}
+
 pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, TaskOutput& output) {
   SpawnOptions spawn_options;
   spawn_options.argv = *node.wrapper;

@@ -28,6 +28,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -75,5 +76,14 @@ class TaskOutput {
 };
 
 pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, TaskOutput& output);
+
+// This host's name (gethostname), "localhost" when it has none.
+std::string this_host_name();
+
+// Why a task gave up waiting for addresses: "timed out after N s waiting
+// for the address of learner.0 port 'grpc', ...; check that ..." (the
+// message of both the agent and the launcher's in-process tasks).
+std::string wire_timeout_message(std::chrono::milliseconds timeout,
+                                 const std::vector<core::AddressRef>& missing);
 
 }  // namespace slipway::exec
