@@ -197,18 +197,23 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
 Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes request,
                          Timeout timeout, PollWindow& window) {
   // Where the reply lands; the completion runs on whichever thread owns
-  // the worker then (this one while it drives).
+  // the worker then (this one while it drives). Shared with the completion:
+  // should this function leave by an exception after the call was
+  // registered (a send or a progress error), the completion that comes
+  // later must not write into a gone stack frame.
   struct Waiter {
     std::mutex mutex;
     std::condition_variable ready;
     std::atomic<bool> done{false};
     CallResult result;
-  } waiter;
-  CallDone done = [&waiter](CallResult&& result) {
-    std::lock_guard lock(waiter.mutex);
-    waiter.result = std::move(result);
-    waiter.done.store(true);
-    waiter.ready.notify_one();
+  };
+  auto shared_waiter = std::make_shared<Waiter>();
+  Waiter& waiter = *shared_waiter;
+  CallDone done = [shared_waiter](CallResult&& result) {
+    std::lock_guard lock(shared_waiter->mutex);
+    shared_waiter->result = std::move(result);
+    shared_waiter->done.store(true);
+    shared_waiter->ready.notify_one();
   };
   const auto start = ProgressLoop::Clock::now();
   bool finished_here = false;

@@ -44,7 +44,7 @@ TEST_CASE("channels: many concurrent callers each get their own replies", "[chan
             Bytes reply = i % 2 ? handle.call("tag", to_bytes(text))
                                 : handle.call_async("tag", to_bytes(text)).get();
             (to_string(reply) == text + "!" ? good : bad)++;
-          } catch (const ChannelError&) {
+          } catch (const std::exception&) {  // ChannelError, or a bug (not escaping the thread)
             bad++;
           }
         }
