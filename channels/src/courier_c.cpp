@@ -123,6 +123,8 @@ void slipway_endpoint_options_init(slipway_endpoint_options* options) {
   if (!options) return;
   std::memset(options, 0, sizeof *options);
   options->directory = SLIPWAY_DIRECTORY_AUTO;
+  options->caller_progress = 1;
+  options->poll_limit_us = -1;
 }
 
 slipway_endpoint* slipway_endpoint_create(const slipway_endpoint_options* options,
@@ -140,6 +142,9 @@ slipway_endpoint* slipway_endpoint_create(const slipway_endpoint_options* option
     if (o.max_message_bytes > 0) cpp.max_message_bytes = o.max_message_bytes;
     cpp.handler_threads = o.handler_threads;
     if (o.default_timeout_ms > 0) cpp.default_timeout = std::chrono::milliseconds(o.default_timeout_ms);
+    cpp.caller_progress = o.caller_progress != 0;
+    if (o.poll_limit_us >= 0) cpp.poll_limit = std::chrono::microseconds(o.poll_limit_us);
+    if (o.busy_poll_us > 0) cpp.busy_poll = std::chrono::microseconds(o.busy_poll_us);
     std::shared_ptr<AddressDirectory> directory;
     if (o.directory == SLIPWAY_DIRECTORY_RENDEZVOUS ||
         (o.directory == SLIPWAY_DIRECTORY_AUTO && std::getenv("SLIPWAY_RDZV"))) {

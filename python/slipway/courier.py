@@ -79,7 +79,9 @@ class _Options(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("tls", ctypes.c_char_p),
                 ("net_devices", ctypes.c_char_p), ("rndv_thresh", ctypes.c_char_p),
                 ("max_message_bytes", ctypes.c_uint64), ("handler_threads", ctypes.c_uint32),
-                ("default_timeout_ms", ctypes.c_int64), ("directory", ctypes.c_int)]
+                ("default_timeout_ms", ctypes.c_int64), ("directory", ctypes.c_int),
+                ("caller_progress", ctypes.c_int), ("poll_limit_us", ctypes.c_int64),
+                ("busy_poll_us", ctypes.c_int64)]
 
 
 _HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
@@ -265,11 +267,16 @@ class Endpoint:
     methods registered on it and makes handles to others.
 
     directory: "auto" (the program's rendezvous when run by slipway),
-    "rendezvous" or "none" (connect() with explicit addresses only)."""
+    "rendezvous" or "none" (connect() with explicit addresses only).
+    caller_progress, poll_limit and busy_poll (seconds) choose how threads
+    wait for UCX, as EndpointOptions does in C++ (docs/channels.md,
+    "Progress and threads"): poll_limit=0 never polls, busy_poll fixes the
+    polling window, caller_progress=False hands every call to the progress
+    thread."""
 
     def __init__(self, name=None, tls=None, net_devices=None, rndv_thresh=None,
                  max_message_bytes=0, handler_threads=0, default_timeout=None,
-                 directory="auto"):
+                 directory="auto", caller_progress=True, poll_limit=None, busy_poll=None):
         self._lib = load_library()
         options = _Options()
         self._lib.slipway_endpoint_options_init(ctypes.byref(options))
@@ -281,6 +288,11 @@ class Endpoint:
         options.handler_threads = handler_threads
         options.default_timeout_ms = -1 if default_timeout is None else int(default_timeout * 1000)
         options.directory = _DIRECTORIES[directory]
+        options.caller_progress = 1 if caller_progress else 0
+        if poll_limit is not None:
+            options.poll_limit_us = int(poll_limit * 1e6)
+        if busy_poll is not None:
+            options.busy_poll_us = int(busy_poll * 1e6)
         error = _Error()
         self._ptr = self._lib.slipway_endpoint_create(ctypes.byref(options), ctypes.byref(error))
         if not self._ptr:

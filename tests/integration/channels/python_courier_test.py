@@ -65,6 +65,21 @@ for tls in ("tcp", "posix,cma"):
     expect_error("closed", handle.call, "echo", b"x")
     server.close()
 
+# The progress settings reach the C++ endpoint: every mode gives the same
+# answers (docs/channels.md, "Progress and threads").
+for mode in ({}, {"caller_progress": False}, {"poll_limit": 0}, {"busy_poll": 0.00005},
+             {"caller_progress": False, "poll_limit": 0.0002}):
+    server = courier.Endpoint(name="mode-server.0", tls="tcp", directory="none", **mode)
+    server.register("echo", lambda request: request + b"!")
+    client = courier.Endpoint(name="mode-client.0", tls="tcp", directory="none", **mode)
+    handle = client.connect(server.address, "mode-server.0")
+    replies = [handle.call("echo", str(i)) for i in range(20)]
+    futures = [handle.call_async("echo", str(i)) for i in range(20)]
+    replies += [f.result(10) for f in futures]
+    check(replies == [(str(i) + "!").encode() for i in range(20)] * 2, f"progress mode {mode}")
+    client.close()
+    server.close()
+
 # Restart through a directory: SLIPWAY_RDZV names a real rendezvous (ctest
 # starts one with `slipway rendezvous`); otherwise this part is skipped.
 if os.environ.get("SLIPWAY_RDZV"):

@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define SLIPWAY_COURIER_ABI_VERSION 1
+#define SLIPWAY_COURIER_ABI_VERSION 2 /* 2: the progress fields of slipway_endpoint_options */
 
 typedef enum slipway_status {
   SLIPWAY_OK = 0,
@@ -73,6 +73,10 @@ typedef struct slipway_endpoint_options {
   uint32_t handler_threads;    /* 0: handlers on the thread progressing the worker */
   int64_t default_timeout_ms;  /* <= 0: the default (30 s) */
   int directory;               /* a slipway_directory_kind */
+  /* How threads wait for UCX (docs/channels.md, "Progress and threads"). */
+  int caller_progress;         /* 1 (the default): a blocked caller drives the worker; 0: it never does */
+  int64_t poll_limit_us;       /* < 0: the default (100); the longest learnt polling window; 0: never poll */
+  int64_t busy_poll_us;        /* > 0: a fixed polling window; 0 (the default): learnt */
 } slipway_endpoint_options;
 
 typedef struct slipway_endpoint slipway_endpoint;
