@@ -148,6 +148,9 @@ inline void wait_for_answers_or_times_out(Harness& h) {
   Waiter<BackendReply> put;
   b->put("later", "v", Scope::program, put.callback());
   CHECK(waiting.get().value == std::optional<std::string>("v"));
+  // The put's own reply may come after the wait's: take it before `put`
+  // goes out of scope, or it would land in a destroyed Waiter.
+  CHECK(put.get().status == BackendStatus::ok);
   a->wait_for("later", 100ms, now.callback());
   CHECK(now.get().value == std::optional<std::string>("v"));
 }
