@@ -50,12 +50,7 @@ struct InlineTasks::Task {
     std::vector<core::AddressRef> still;
     for (std::size_t i = 0; i < missing.size(); ++i) {
       if (i < values.size() && values[i]) {
-        auto endpoint = exec::parse_endpoint(*values[i]);
-        if (!endpoint) {
-          throw std::runtime_error("malformed address '" + *values[i] + "' published under " +
-                                   exec::address_key(missing[i]));
-        }
-        addresses.set(missing[i], *endpoint);
+        addresses.set(missing[i], exec::parse_published_address(missing[i], *values[i]));
       } else {
         still.push_back(missing[i]);
       }
@@ -94,9 +89,7 @@ std::unique_ptr<InlineTasks::Task> InlineTasks::make_task(std::uint32_t index,
   t->task = &task;
   t->attempt = attempt;
   const core::Host& host = plan_.host(task);
-  const std::string& advertised = !host.address.empty()              ? host.address
-                                  : !options_.advertise_host.empty() ? options_.advertise_host
-                                                                     : host_name_;
+  const std::string& advertised = exec::advertised_host(host, options_.advertise_host, host_name_);
   for (const auto& port_name : task.ports) {
     t->ports.push_back(exec::HeldPort::acquire(port_name));
     core::AddressRef ref{task.node, task.replica, port_name};
@@ -185,10 +178,12 @@ pid_t InlineTasks::start(std::uint32_t index, std::uint32_t attempt,
 }
 
 void InlineTasks::launch(Task& t) {
+  // The launcher's additions, then slipway's task variables over them.
+  core::EnvMap added = exec::added_environment(plan_, *t.task, t.addresses, t.attempt, true,
+                                               options_.advertise_host);
+  added.insert(t.launcher_env.begin(), t.launcher_env.end());  // keeps the task's own
   std::vector<std::string> env = base_env_;
-  exec::merge_environment(env, t.launcher_env);
-  exec::merge_environment(env, exec::added_environment(plan_, *t.task, t.addresses, t.attempt,
-                                                       true, options_.advertise_host));
+  exec::merge_environment(env, added);
   t.output = std::make_unique<exec::TaskOutput>(t.task->name(), options_.log_dir, t.attempt,
                                                 host_name_);
   for (auto& port : t.ports) port.release();  // handed to the command

@@ -15,7 +15,9 @@
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
+#include "slipway/exec/agent_environment.hpp"
 #include "slipway/exec/process.hpp"
+#include "slipway/exec/task_command.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/local_address.hpp"
 
@@ -60,7 +62,7 @@ class LocalRun : public LauncherLoop {
       spawn.argv.push_back("--task");
       spawn.argv.push_back(plan().tasks[task].name());
     }
-    for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+    spawn.env = exec::inherited_environment(environ);
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
     spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
     spawn.parent_death_signal = SIGTERM;
@@ -101,19 +103,6 @@ class LocalRun : public LauncherLoop {
     return value && (std::string(value) == "0" || std::string(value) == "no");
   }
 
-  // The address peers reach this host at: the one on the route to the
-  // rendezvous (found once: every task runs here), or SLIPWAY_ADVERTISE_HOST.
-  const std::string& advertise_host() {
-    if (!advertise_host_) {
-      const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST");
-      advertise_host_ = forced && *forced ? std::string(forced)
-                                          : exec::local_address_toward(
-                                                exec::endpoint_host(control().endpoint()))
-                                                .value_or("");
-    }
-    return *advertise_host_;
-  }
-
   bool runs_inline(std::size_t unit) const {
     return run_inline_ && InlineTasks::can_run(plan(), units()[unit]);
   }
@@ -122,11 +111,10 @@ class LocalRun : public LauncherLoop {
     if (!inline_) {
       InlineTaskOptions inline_options;
       inline_options.log_dir = run_dir().logs_path();
-      inline_options.advertise_host = advertise_host();
-      inline_options.wire_timeout = options_.wire_timeout;
-      if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
-        inline_options.wire_timeout = std::chrono::seconds(std::atoll(seconds));  // as agent_main
-      }
+      // As agent_main: the environment may override both.
+      inline_options.advertise_host =
+          exec::advertise_host_from_environment("", control().endpoint());
+      inline_options.wire_timeout = exec::wire_timeout_from_environment(options_.wire_timeout);
       inline_options.grace = options_.grace / 2;
       inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
     }
@@ -139,7 +127,6 @@ class LocalRun : public LauncherLoop {
 
   const LocalRunOptions& options_;
   bool run_inline_;
-  std::optional<std::string> advertise_host_;
   std::unique_ptr<InlineTasks> inline_;
 };
 

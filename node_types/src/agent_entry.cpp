@@ -16,6 +16,7 @@
 #include "slipway/exec/local_address.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
+#include "slipway/exec/task_command.hpp"
 #include "slipway/spank/task_replica.hpp"  // the replica rule of a shared step
 #ifdef SLIPWAY_HAVE_PMIX
 #include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
@@ -24,17 +25,9 @@
 namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options) {
-  if (const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT"); seconds && *seconds) {
-    options.wire_timeout = std::chrono::seconds(std::atoll(seconds));
-  }
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
-    options.advertise_host = forced;
-  } else if (const char* rdzv = std::getenv("SLIPWAY_RDZV");
-             options.advertise_host.empty() && rdzv && *rdzv) {
-    // The address this host has on the route to the rendezvous is one every
-    // peer of the program can reach.
-    options.advertise_host = local_address_toward(endpoint_host(rdzv)).value_or("");
-  }
+  options.wire_timeout = wire_timeout_from_environment(options.wire_timeout);
+  const char* rdzv = std::getenv("SLIPWAY_RDZV");
+  options.advertise_host = advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");
   WiringFactory wiring;
   try {
     wiring = rendezvous_wiring_from_environment(options.attempt);

@@ -6,6 +6,8 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <cstdlib>
+
 #include "slipway/exec/unique_fd.hpp"
 
 namespace slipway::exec {
@@ -57,6 +59,13 @@ std::string endpoint_host(const std::string& endpoint) {
   }
   auto colon = endpoint.rfind(':');
   return colon == std::string::npos ? "" : endpoint.substr(0, colon);
+}
+
+std::string advertise_host_from_environment(const std::string& given,
+                                            const std::string& rendezvous_endpoint) {
+  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) return forced;
+  if (!given.empty() || rendezvous_endpoint.empty()) return given;
+  return local_address_toward(endpoint_host(rendezvous_endpoint)).value_or("");
 }
 
 }  // namespace slipway::exec

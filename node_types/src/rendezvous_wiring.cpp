@@ -57,12 +57,16 @@ std::optional<core::Endpoint> RendezvousWiring::wait_for(const core::AddressRef&
                                                          std::chrono::milliseconds timeout) {
   auto value = client_->wait_for(address_key(ref), timeout);
   if (!value) return std::nullopt;
-  auto endpoint = parse_endpoint(*value);
+  return parse_published_address(ref, *value);
+}
+
+core::Endpoint parse_published_address(const core::AddressRef& ref, const std::string& value) {
+  auto endpoint = parse_endpoint(value);
   if (!endpoint) {
-    throw std::runtime_error("malformed address '" + *value + "' published under " +
+    throw std::runtime_error("malformed address '" + value + "' published under " +
                              address_key(ref));
   }
-  return endpoint;
+  return *endpoint;
 }
 
 void RendezvousWiring::on_stop(std::function<void(const std::string& reason)> callback) {

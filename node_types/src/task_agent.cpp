@@ -108,9 +108,7 @@ const core::Task& find_task(const core::Plan& plan, const std::string& name) {
 
 void Agent::prepare(AgentTask& t, const WiringFactory& make_wiring) {
   const core::Host& host = plan_.host(*t.task);
-  std::string advertised = !host.address.empty()             ? host.address
-                           : !options_.advertise_host.empty() ? options_.advertise_host
-                                                               : host_;
+  const std::string& advertised = advertised_host(host, options_.advertise_host, host_);
   t.wiring = make_wiring(*t.task);
   t.wiring->on_stop([fd = stop_event_.get()](const std::string&) {
     std::uint64_t one = 1;

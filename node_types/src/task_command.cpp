@@ -131,6 +131,17 @@ std::string this_host_name() {
   return name;
 }
 
+const std::string& advertised_host(const core::Host& host, const std::string& advertise_host,
+                                   const std::string& host_name) {
+  return !host.address.empty() ? host.address : !advertise_host.empty() ? advertise_host : host_name;
+}
+
+std::chrono::milliseconds wire_timeout_from_environment(std::chrono::milliseconds given) {
+  const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT");
+  if (!seconds || !*seconds) return given;
+  return std::chrono::seconds(std::atoll(seconds));
+}
+
 std::string wire_timeout_message(std::chrono::milliseconds timeout,
                                  const std::vector<core::AddressRef>& missing) {
   std::string what;

@@ -20,4 +20,11 @@ std::optional<std::string> interface_of(const std::string& address);
 // Splits "host:port" / "[v6addr]:port" into its host part; empty on error.
 std::string endpoint_host(const std::string& endpoint);
 
+// The address this host's tasks advertise: SLIPWAY_ADVERTISE_HOST when set,
+// else `given` when not empty, else this host's address on the route to
+// the rendezvous at `rendezvous_endpoint` (one every peer of the program can
+// reach); empty when none of them gives one.
+std::string advertise_host_from_environment(const std::string& given,
+                                            const std::string& rendezvous_endpoint);
+
 }  // namespace slipway::exec

@@ -50,4 +50,8 @@ WiringFactory rendezvous_wiring_from_environment(std::uint32_t attempt);
 // Parses "host:port" or "[v6addr]:port"; nothing when malformed.
 std::optional<core::Endpoint> parse_endpoint(const std::string& text);
 
+// The endpoint published for `ref` as `value`; throws std::runtime_error
+// naming the key when it is malformed.
+core::Endpoint parse_published_address(const core::AddressRef& ref, const std::string& value);
+
 }  // namespace slipway::exec

@@ -80,6 +80,14 @@ pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, Ta
 // This host's name (gethostname), "localhost" when it has none.
 std::string this_host_name();
 
+// The host a task's ports are published under: the plan's address for its
+// host, else `advertise_host`, else `host_name`.
+const std::string& advertised_host(const core::Host& host, const std::string& advertise_host,
+                                   const std::string& host_name);
+
+// SLIPWAY_WIRE_TIMEOUT (seconds) when set, else `given`.
+std::chrono::milliseconds wire_timeout_from_environment(std::chrono::milliseconds given);
+
 // Why a task gave up waiting for addresses: "timed out after N s waiting
 // for the address of learner.0 port 'grpc', ...; check that ..." (the
 // message of both the agent and the launcher's in-process tasks).
