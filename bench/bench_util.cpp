@@ -38,16 +38,6 @@ double median(std::vector<double> times) {
 
 }  // namespace
 
-double median_command_ms(const std::string& command, int runs) {
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    double ms = command_ms(command);
-    if (ms < 0) return -1;
-    times.push_back(ms);
-  }
-  return median(std::move(times));
-}
-
 std::vector<double> alternating_medians_ms(const std::vector<std::string>& commands, int runs) {
   std::vector<std::vector<double>> times(commands.size());
   for (int round = -1; round < runs; ++round) {

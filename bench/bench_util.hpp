@@ -10,10 +10,6 @@ namespace slipway::bench {
 // NAME in the directory of the running slipway-bench (build/bin or bin/).
 std::string sibling_program(const std::string& name);
 
-// Median wall time in ms of `command` run by /bin/sh `runs` times; negative
-// when any run exits non-zero.
-double median_command_ms(const std::string& command, int runs);
-
 // The commands run in turn, one round untimed and then `runs` timed rounds,
 // so that every command sees the same load; the median wall time in ms of
 // each, in order. Empty when any run exits non-zero.

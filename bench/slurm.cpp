@@ -20,7 +20,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using slipway::bench::median_command_ms;
+using slipway::bench::alternating_medians_ms;
 using slipway::bench::sibling_program;
 
 // Starts the test cluster in `dir` and stops it when destroyed.
@@ -76,26 +76,15 @@ int run_slurm_bench(const std::vector<std::string>& args) {
           // (no srun hand-over), and salloc around one plain step
           cd + alloc + "'" + slipway + "' launch '" + topology.string() + "'" + quiet,
           cd + alloc + "srun -n12 /bin/true" + quiet};
-      // Warm up (first contact with every slurmd), then interleave the
-      // commands run by run, so that both sides see the same machine load.
-      std::vector<std::vector<double>> times(commands.size());
-      bool failed = false;
-      for (int run = -1; run < runs && !failed; ++run) {
-        for (std::size_t c = 0; c < commands.size(); ++c) {
-          double ms = median_command_ms(commands[c], 1);
-          if (ms < 0) failed = true;
-          if (run >= 0) times[c].push_back(ms);
-        }
-      }
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-      };
-      if (failed) {
+      // Warm up (first contact with every slurmd: the untimed round), then
+      // interleave the commands run by run, so that both sides see the same
+      // machine load.
+      auto medians = alternating_medians_ms(commands, runs);
+      if (medians.empty()) {
         std::fprintf(stderr, "slurm: a run failed\n");
       } else {
-        double slipway_ms = median(times[0]), srun_ms = median(times[1]);
-        double launch_ms = median(times[2]), salloc_srun_ms = median(times[3]);
+        double slipway_ms = medians[0], srun_ms = medians[1];
+        double launch_ms = medians[2], salloc_srun_ms = medians[3];
         std::printf("slurm: median of %d interleaved runs, 12 tasks of /bin/true on 3 hosts\n", runs);
         std::printf("  srun --program=bench12.toml          %8.1f ms\n", slipway_ms);
         std::printf("  srun -n12 /bin/true                  %8.1f ms\n", srun_ms);
