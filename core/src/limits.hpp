@@ -22,4 +22,15 @@ inline constexpr std::size_t kMaxNameLength = 64;            // node, port, grou
 inline constexpr std::size_t kMaxListLength = 4096;          // ports, handles, env, argv
 inline constexpr std::size_t kMaxStringLength = 64u << 10;   // any one string
 
+// What a task's exec may be given (validate_scale.cpp). Linux refuses one
+// "NAME=value" string over 32 pages (MAX_ARG_STRLEN) and all arguments and
+// variables over a quarter of the stack limit (2 MiB at the usual 8 MiB).
+inline constexpr std::uint64_t kMaxVariableBytes = 32u * 4096;
+inline constexpr std::uint64_t kMaxExecBytes = 1u << 20;      // half: the rest is inherited
+inline constexpr std::uint64_t kAddressBytes = 22;            // "255.255.255.255:65535,"
+inline constexpr std::uint64_t kContractEnvironmentBytes = 4096;  // SLIPWAY_*, framework's
+// Of kMaxPlanBytes, what the hosts of the allocation may need (kMaxHosts
+// host entries); the nodes and tasks of a valid program fit in the rest.
+inline constexpr std::size_t kPlanHostsReserveBytes = 32u << 20;
+
 }  // namespace slipway::core::limits

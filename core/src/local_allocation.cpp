@@ -1,9 +1,11 @@
 // local_allocation: this machine as an Allocation (plan.hpp). Reads the CPU
-// affinity mask, the physical memory and the host name.
+// affinity mask, the physical memory and the host name. local_run_allocation:
+// the same, oversubscribed when the program asks for more CPUs.
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "slipway/core/plan.hpp"
 
@@ -49,6 +51,23 @@ Allocation local_allocation(const LocalAllocationOptions& options) {
     allocation.hosts.push_back(std::move(host));
   }
   return allocation;
+}
+
+LocalRunAllocation local_run_allocation(const Program& program, const LocalAllocationOptions& options) {
+  LocalRunAllocation out{local_allocation(options), ""};
+  if (options.cpus_per_host) return out;
+  std::uint64_t wanted = 0;
+  for (const auto& node : program.nodes) wanted += std::uint64_t{*node.cpus} * node.replicas->max;
+  std::uint64_t have = 0;
+  for (const auto& host : out.allocation.hosts) have += host.cpus;
+  if (wanted <= have) return out;
+  const std::uint64_t hosts = out.allocation.hosts.size();
+  const auto share = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>((wanted + hosts - 1) / hosts, std::numeric_limits<std::uint32_t>::max()));
+  for (auto& host : out.allocation.hosts) host.cpus = share;
+  out.note = "note: the program asks for " + std::to_string(wanted) + " cpus and this machine has " +
+             std::to_string(have) + "; running oversubscribed (--cpus-per-host to plan otherwise)";
+  return out;
 }
 
 }  // namespace slipway::core

@@ -52,7 +52,7 @@ void read_enum(Reader& r, const toml::node& v, Located<Enum>& field, const std::
     field.value = *e;
     return;
   }
-  std::string message = what + " is '" + *s + "', which is not one of ";
+  std::string message = what + " is '" + shown(*s) + "', which is not one of ";
   for (std::size_t i = 0; i < names.size(); ++i) {
     message += (i == 0 ? "" : ", ") + std::string(names[i]);
   }
@@ -83,7 +83,7 @@ void read_ucx(Reader& r, const toml::node& v, NodeSpec& n, const std::string& wh
     return;
   }
   for (const auto& [key, value] : *t) {
-    const std::string key_what = "'ucx." + std::string(key.str()) + "'" + what.substr(what.find(' '));
+    const std::string key_what = "'ucx." + shown(key.str()) + "'" + what.substr(what.find(' '));
     if (key == "tls") {
       n.ucx.value.tls = read_ucx_list(r, value, key_what);
     } else if (key == "net_devices") {
@@ -115,7 +115,7 @@ void read_env(Reader& r, const toml::node& v, NodeSpec& n, const std::string& wh
   }
   for (const auto& [key, value] : *t) {
     const std::string name(key.str());
-    const std::string var_what = "variable '" + name + "' of 'env'" + what.substr(what.find(' '));
+    const std::string var_what = "variable '" + shown(name) + "' of 'env'" + what.substr(what.find(' '));
     if (!is_valid_env_name(name)) {
       r.error(location_of(key), var_what + " is not a valid variable name; use letters, digits and "
                                            "'_', not starting with a digit");
@@ -279,7 +279,7 @@ const std::array<NodeKey, 22> kNodeKeys{{
        auto s = r.nonempty_string(v, what);
        if (!s) return;
        if (!is_valid_port_name(*s)) {
-         r.error(location_of(v), what + " '" + *s + "' is not a valid group name; use letters, "
+         r.error(location_of(v), what + " '" + shown(*s) + "' is not a valid group name; use letters, "
                                         "digits, '_' and '-', starting with a letter");
          return;
        }
@@ -353,7 +353,7 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
       continue;
     }
     if (is_defaults && !handler->in_defaults) {
-      reader.error(location_of(key), "key '" + std::string(key.str()) +
+      reader.error(location_of(key), "key '" + shown(key.str()) +
                                          "' cannot be in [defaults]: it belongs to one node; set "
                                          "it in that [node.NAME] table");
       continue;

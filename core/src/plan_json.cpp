@@ -6,6 +6,7 @@
 
 #include "file_text.hpp"
 #include "limits.hpp"
+#include "slipway/core/environment.hpp"
 
 namespace slipway::core {
 
@@ -269,6 +270,25 @@ json plan_to_json(const Plan& plan) {
               {"nodes", nodes},
               {"hosts", hosts},
               {"tasks", tasks}};
+}
+
+std::uint64_t task_json_bytes_bound(const NodeSpec& node) {
+  Task t;  // every number at its widest
+  t.id = limits::kMaxTasks - 1;
+  t.node = node.name.value;
+  t.replica = t.replicas = t.local_rank = t.local_world_size = limits::kMaxReplicas;
+  t.host = t.group_rank = t.group_world_size = limits::kMaxHosts;
+  t.cpus = limits::kMaxCpus;
+  t.gpus.assign(node.gpus.value, limits::kMaxGpus);
+  t.mem_mb = limits::kMaxMemMb;
+  for (const auto& port : node.ports) t.ports.push_back(port.value);
+  for (const ImplicitPort& port : implicit_ports(node)) t.ports.push_back(port.name);
+  t.attempt = limits::kMaxRetries;
+  // As an element of the root's "tasks" array, indented as dump(2) does,
+  // with the ",\n" that separates it from the next.
+  const std::size_t empty = json{{"tasks", json::array()}}.dump(2).size();
+  const std::size_t one = json{{"tasks", json::array({task_to_json(t)})}}.dump(2).size();
+  return one - empty + 2;
 }
 
 Plan plan_from_json(const json& j) {

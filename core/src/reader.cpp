@@ -31,6 +31,37 @@ std::string_view type_name(const toml::node& node) {
   }
 }
 
+std::string shown(std::string_view text) {
+  constexpr std::size_t kShownBytes = 64;
+  std::string out;
+  std::size_t i = 0;
+  for (; i < text.size() && i < kShownBytes; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char* digits = "0123456789abcdef";
+      out += "\\x";
+      out += digits[c >> 4];
+      out += digits[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (i < text.size()) {
+    // Never end inside a UTF-8 sequence: drop a last one left incomplete.
+    std::size_t lead = out.size();
+    while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xc0) == 0x80) --lead;
+    if (lead > 0) {
+      const auto c = static_cast<unsigned char>(out[lead - 1]);
+      const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+      if (out.size() - (lead - 1) < length) out.resize(lead - 1);
+    }
+    out += "...(" + std::to_string(text.size()) + " bytes)";
+  }
+  return out;
+}
+
+std::string in_quotes(std::string_view text) { return "'" + shown(text) + "'"; }
+
 namespace {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -190,7 +221,7 @@ std::optional<std::vector<std::string>> Reader::argv(const toml::node& v, std::s
 
 void Reader::unknown_key(const toml::key& key, std::string_view where_text,
                          const std::vector<std::string_view>& known) {
-  std::string message = "unknown key '" + std::string(key.str()) + "' " + std::string(where_text);
+  std::string message = "unknown key '" + shown(key.str()) + "' " + std::string(where_text);
   const std::string_view suggestion = closest_key(key.str(), known);
   if (!suggestion.empty()) {
     message += "; did you mean '" + std::string(suggestion) + "'?";

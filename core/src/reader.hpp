@@ -19,6 +19,13 @@ SourceLocation location_of(const toml::node& node);
 SourceLocation location_of(const toml::key& key);
 std::string_view type_name(const toml::node& node);
 
+// User text as a message shows it: control characters and other bytes below
+// 0x20 or 0x7f as \xNN, and cut after 64 bytes with "...(N bytes)", so that
+// a name from the file can neither flood nor forge a diagnostic line.
+std::string shown(std::string_view text);
+// shown(text) in single quotes: 'text'.
+std::string in_quotes(std::string_view text);
+
 // The known key closest to `key` by edit distance, if close enough to be a
 // likely typo; empty otherwise.
 std::string_view closest_key(std::string_view key, const std::vector<std::string_view>& known);

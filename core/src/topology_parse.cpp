@@ -30,7 +30,7 @@ void read_program(Reader& r, const toml::node& v, Program& program) {
       auto name = r.nonempty_string(value, "'name' in [program]");
       if (!name) continue;
       if (!is_valid_program_name(*name)) {
-        r.error(location_of(value), "'name' in [program] '" + *name +
+        r.error(location_of(value), "'name' in [program] '" + shown(*name) +
                                         "' is not a valid program name; use up to " +
                                         std::to_string(limits::kMaxNameLength) +
                                         " letters, digits, '_', '-' and '.'");
@@ -51,27 +51,36 @@ void read_program(Reader& r, const toml::node& v, Program& program) {
   }
 }
 
-void read_nodes(Reader& r, const toml::node& v, const toml::table* defaults, Program& program) {
+// False when the program has too many nodes to read (reported at the first
+// one over the limit, in file order).
+bool read_nodes(Reader& r, const toml::node& v, const toml::table* defaults, Program& program) {
   const auto* t = v.as_table();
   if (t == nullptr) {
     r.error(location_of(v), "'node' must hold tables; write [node.NAME] for each node");
-    return;
+    return true;
   }
   if (t->size() > limits::kMaxNodes) {
-    r.error(location_of(v), "the program has more than " + std::to_string(limits::kMaxNodes) + " nodes");
-    return;
+    std::vector<SourceLocation> where;
+    for (const auto& entry : *t) where.push_back(location_of(entry.first));
+    std::nth_element(where.begin(), where.begin() + limits::kMaxNodes, where.end());
+    r.error(where[limits::kMaxNodes],
+            "the program has " + std::to_string(t->size()) + " nodes, more than the limit of " +
+                std::to_string(limits::kMaxNodes) + " (this is node " +
+                std::to_string(limits::kMaxNodes + 1) +
+                "); use fewer nodes with more replicas each");
+    return false;
   }
   for (const auto& [key, value] : *t) {
     const std::string name(key.str());
     const auto* table = value.as_table();
     if (table == nullptr) {
-      r.error(location_of(value), "node '" + name + "' must be a table, not " +
-                                      std::string(type_name(value)) + "; write [node." + name + "]");
+      r.error(location_of(value), "node '" + shown(name) + "' must be a table, not " +
+                                      std::string(type_name(value)) + "; write [node." + shown(name) + "]");
       continue;
     }
     NodeSpec spec;
     spec.name = {name, location_of(key)};
-    const std::string where_text = "in node '" + name + "'";
+    const std::string where_text = "in node '" + shown(name) + "'";
     if (defaults != nullptr) {  // reported once, by read_defaults
       r.set_muted(true);
       read_node_table(r, *defaults, spec, where_text, true);
@@ -83,6 +92,7 @@ void read_nodes(Reader& r, const toml::node& v, const toml::table* defaults, Pro
   // toml++ keeps keys sorted; the program keeps the file's order.
   std::stable_sort(program.nodes.begin(), program.nodes.end(),
                    [](const NodeSpec& a, const NodeSpec& b) { return a.name.where < b.name.where; });
+  return true;
 }
 
 // Defaults for what the file left unset: max_retries from [program], workdir
@@ -161,11 +171,9 @@ TopologyResult parse_topology(std::string_view text, const std::string& filename
       read_node_table(r, *defaults, scratch, "in [defaults]", true);
     }
   }
-  if (node_table != nullptr) {
-    read_nodes(r, *node_table, defaults, program);
-  }
+  const bool nodes_read = node_table == nullptr || read_nodes(r, *node_table, defaults, program);
   finish_nodes(program);
-  validate_program(r, program);
+  if (nodes_read) validate_program(r, program);
 
   sort_diagnostics(result.diagnostics);
   auto same = [](const Diagnostic& a, const Diagnostic& b) {
@@ -182,10 +190,10 @@ TopologyResult load_topology(const std::string& path) {
   const auto text = read_text_file(path, limits::kMaxTopologyBytes, error);
   if (!text) {
     TopologyResult result;
-    result.diagnostics.push_back(Diagnostic{path, {}, "cannot open: " + error});
+    result.diagnostics.push_back(Diagnostic{display_name(path), {}, "cannot open: " + error});
     return result;
   }
-  return parse_topology(*text, path);
+  return parse_topology(*text, display_name(path));
 }
 
 }  // namespace slipway::core

@@ -12,8 +12,6 @@
 namespace slipway::core {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
-
 std::string range_text(const ReplicaRange& r) {
   return r.elastic() ? std::to_string(r.min) + ":" + std::to_string(r.max) : std::to_string(r.min);
 }
@@ -42,14 +40,14 @@ void check_node_names(Reader& r, const Program& program) {
   for (const NodeSpec& node : program.nodes) {
     const std::string& name = node.name.value;
     if (!is_valid_node_name(name)) {
-      r.error(node.name.where, "node name " + quoted(name) +
+      r.error(node.name.where, "node name " + in_quotes(name) +
                                    " is not valid; use letters, digits, '_', '-' and '.', starting "
                                    "with a letter (at most 64)");
       continue;
     }
     auto [it, inserted] = by_env_name.emplace(env_name_part(name), &node);
     if (!inserted) {
-      r.error(node.name.where, "node names " + quoted(it->second->name.value) + " and " + quoted(name) +
+      r.error(node.name.where, "node names " + in_quotes(it->second->name.value) + " and " + in_quotes(name) +
                                    " both become " + it->first +
                                    " in SLIPWAY_ADDR_* variables; rename one of them");
     }
@@ -58,14 +56,14 @@ void check_node_names(Reader& r, const Program& program) {
 
 void check_command(Reader& r, const NodeSpec& node) {
   if (!node.command.where.known()) {
-    r.error(node.name.where, "node " + quoted(node.name.value) +
+    r.error(node.name.where, "node " + in_quotes(node.name.value) +
                                  " has no command; add command = [\"program\", \"arg\"] or "
                                  "command = \"program arg\"");
   }
 }
 
 void check_counts(Reader& r, const NodeSpec& node) {
-  const std::string in = " in node " + quoted(node.name.value);
+  const std::string in = " in node " + in_quotes(node.name.value);
   if (node.hosts.value > node.replicas.value.min) {
     r.error(node.hosts.where, "'nodes'" + in + " is " + std::to_string(node.hosts.value) +
                                   " but the node has " + std::to_string(node.replicas.value.min) +
@@ -74,12 +72,12 @@ void check_counts(Reader& r, const NodeSpec& node) {
   }
   if (node.replicas.value.elastic() && framework_needs_fixed_world(node.framework.value)) {
     r.error(node.replicas.where, "'replicas'" + in + " is elastic, but framework " +
-                                     quoted(to_string(node.framework.value)) +
+                                     in_quotes(to_string(node.framework.value)) +
                                      " needs a fixed world size; give an integer count (only "
                                      "torch and none nodes may be elastic)");
   }
   if (node.framework.value == Framework::tensorflow && !is_valid_tensorflow_job(node.name.value)) {
-    r.error(node.name.where, "node " + quoted(node.name.value) +
+    r.error(node.name.where, "node " + in_quotes(node.name.value) +
                                  " uses framework 'tensorflow', whose job names allow only "
                                  "letters, digits and '_'; rename the node (e.g. "
                                  "'worker', 'ps', 'chief')");
@@ -87,7 +85,7 @@ void check_counts(Reader& r, const NodeSpec& node) {
 }
 
 void check_ports(Reader& r, const NodeSpec& node) {
-  const std::string in = " in node " + quoted(node.name.value);
+  const std::string in = " in node " + in_quotes(node.name.value);
   std::map<std::string, std::string> by_env_name;  // SLIPWAY_PORT_<X> -> port
   for (std::string_view reserved : reserved_port_names()) {
     by_env_name.emplace(env_name_part(reserved), std::string(reserved));
@@ -95,22 +93,22 @@ void check_ports(Reader& r, const NodeSpec& node) {
   const auto& reserved = reserved_port_names();
   for (const auto& port : node.ports) {
     if (!is_valid_port_name(port.value)) {
-      r.error(port.where, "port name " + quoted(port.value) + in +
+      r.error(port.where, "port name " + in_quotes(port.value) + in +
                               " is not valid; use letters, digits, '_' and '-', starting with a "
                               "letter (at most 64)");
       continue;
     }
     if (std::find(reserved.begin(), reserved.end(), port.value) != reserved.end()) {
-      r.error(port.where, "port name " + quoted(port.value) + in +
+      r.error(port.where, "port name " + in_quotes(port.value) + in +
                               " is reserved for a framework's own port; choose another name");
       continue;
     }
     auto [it, inserted] = by_env_name.emplace(env_name_part(port.value), port.value);
     if (!inserted) {
       if (it->second == port.value) {
-        r.error(port.where, "port " + quoted(port.value) + " is listed twice" + in + "; remove one");
+        r.error(port.where, "port " + in_quotes(port.value) + " is listed twice" + in + "; remove one");
       } else {
-        r.error(port.where, "ports " + quoted(it->second) + " and " + quoted(port.value) + in +
+        r.error(port.where, "ports " + in_quotes(it->second) + " and " + in_quotes(port.value) + in +
                                 " both become SLIPWAY_PORT_" + it->first + "; rename one of them");
       }
     }
@@ -127,14 +125,14 @@ void check_env(Reader& r, const NodeSpec& node) {
   for (const EnvVar& var : node.env) {
     const std::string& name = var.name.value;
     if (std::find(framework_vars.begin(), framework_vars.end(), name) != framework_vars.end()) {
-      r.error(var.name.where, "variable " + quoted(name) + " of 'env' in node " +
-                                  quoted(node.name.value) + " is set by framework " +
-                                  quoted(to_string(node.framework.value)) +
+      r.error(var.name.where, "variable " + in_quotes(name) + " of 'env' in node " +
+                                  in_quotes(node.name.value) + " is set by framework " +
+                                  in_quotes(to_string(node.framework.value)) +
                                   "; remove it (slipway computes it for every task)");
     }
     if (auto it = ucx_set.find(name); it != ucx_set.end() && it->second) {
-      r.error(var.name.where, "variable " + quoted(name) + " of 'env' in node " +
-                                  quoted(node.name.value) +
+      r.error(var.name.where, "variable " + in_quotes(name) + " of 'env' in node " +
+                                  in_quotes(node.name.value) +
                                   " is also set by its ucx table; keep one of the two");
     }
   }
@@ -145,7 +143,7 @@ bool exposes_ports(const NodeSpec& node) {
 }
 
 void check_handles(Reader& r, const Program& program, const NodeSpec& node) {
-  const std::string of = " of node " + quoted(node.name.value);
+  const std::string of = " of node " + in_quotes(node.name.value);
   std::vector<std::string_view> names;
   for (const NodeSpec& n : program.nodes) names.push_back(n.name.value);
   std::set<std::string> seen;
@@ -153,21 +151,21 @@ void check_handles(Reader& r, const Program& program, const NodeSpec& node) {
   for (const auto& handle : node.handles) {
     const NodeSpec* target = program.find_node(handle.value);
     if (target == nullptr) {
-      std::string message = "handle " + quoted(handle.value) + of + " names no node of the program";
+      std::string message = "handle " + in_quotes(handle.value) + of + " names no node of the program";
       const std::string_view suggestion = closest_key(handle.value, names);
       message += suggestion.empty() ? "; list existing node names"
-                                    : "; did you mean " + quoted(suggestion) + "?";
+                                    : "; did you mean " + in_quotes(suggestion) + "?";
       r.error(handle.where, std::move(message));
       continue;
     }
     if (!seen.insert(handle.value).second) {
-      r.error(handle.where, "handle " + quoted(handle.value) + of + " is listed twice; remove one");
+      r.error(handle.where, "handle " + in_quotes(handle.value) + of + " is listed twice; remove one");
       continue;
     }
     if (!exposes_ports(*target)) {
-      r.error(handle.where, "node " + quoted(node.name.value) + " handles " + quoted(handle.value) +
+      r.error(handle.where, "node " + in_quotes(node.name.value) + " handles " + in_quotes(handle.value) +
                                 ", which declares no ports, so there is no address to hand over; "
-                                "add ports = [\"NAME\"] to node " + quoted(handle.value) +
+                                "add ports = [\"NAME\"] to node " + in_quotes(handle.value) +
                                 " or remove the handle");
       continue;
     }
@@ -191,9 +189,9 @@ void check_colocate_groups(Reader& r, const Program& program) {
   }
   for (const auto& [group, members] : groups) {
     const NodeSpec& first = *members.front();
-    const std::string head = "node " + quoted(first.name.value);
+    const std::string head = "node " + in_quotes(first.name.value);
     for (const NodeSpec* m : members) {
-      const std::string node = "node " + quoted(m->name.value) + " in colocate group " + quoted(group);
+      const std::string node = "node " + in_quotes(m->name.value) + " in colocate group " + in_quotes(group);
       if (m->replicas.value != first.replicas.value) {
         r.error(m->colocate.where, node + " has replicas " + range_text(m->replicas.value) + " but " + head +
                                        " has " + range_text(first.replicas.value) +
@@ -229,6 +227,7 @@ void validate_program(Reader& r, const Program& program) {
     check_handles(r, program, node);
   }
   check_colocate_groups(r, program);
+  check_scale(r, program);
 }
 
 }  // namespace slipway::core

@@ -11,4 +11,9 @@ namespace slipway::core {
 // Reports every rule the program breaks through `reader`.
 void validate_program(Reader& reader, const Program& program);
 
+// Reports every limit the program exceeds at its maximum replicas that would
+// keep it from ever starting: tasks per program, the plan file's size, and
+// each task's arguments and environment at exec (validate_scale.cpp).
+void check_scale(Reader& reader, const Program& program);
+
 }  // namespace slipway::core

@@ -44,6 +44,19 @@ struct LocalAllocationOptions {
 };
 Allocation local_allocation(const LocalAllocationOptions& options = {});
 
+// What `slipway run` plans with on this machine, and so what `slipway plan`
+// shows: local_allocation(options), except that when cpus_per_host is not
+// given and the program asks for more CPUs (every node at its maximum
+// replicas) than those hosts have, each host gets its share of what the
+// program asks for: the program runs with this machine's CPUs
+// oversubscribed, and `note` says so (it is empty otherwise). GPUs and
+// memory are never oversubscribed.
+struct LocalRunAllocation {
+  Allocation allocation;
+  std::string note;
+};
+LocalRunAllocation local_run_allocation(const Program& program, const LocalAllocationOptions& options = {});
+
 struct Task {
   std::uint32_t id = 0;              // index in Plan::tasks
   std::string node;

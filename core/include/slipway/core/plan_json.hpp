@@ -24,6 +24,11 @@ class PlanJsonError : public std::runtime_error {
 };
 
 nlohmann::json plan_to_json(const Plan& plan);
+
+// The most bytes one task of `node` can add to plan_to_json(plan).dump(2)
+// (the form the launchers write), whatever its replica, host, ranks and
+// attempt within the limits plan_from_json accepts.
+std::uint64_t task_json_bytes_bound(const NodeSpec& node);
 Plan plan_from_json(const nlohmann::json& json);
 
 // Reads a plan file written with plan_to_json(...).dump(); throws

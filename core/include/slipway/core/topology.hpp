@@ -99,7 +99,10 @@ struct TopologyResult {
 };
 
 // Reads and validates a topology file. A file that cannot be read gives one
-// diagnostic with an unknown location ("FILE: cannot open: reason").
+// diagnostic with an unknown location ("FILE: cannot open: reason"). Only a
+// regular file is read (a FIFO or device is refused without blocking), up to
+// 16 MiB; "-" reads standard input, named "<stdin>" in diagnostics, with
+// relative workdirs from the current directory.
 TopologyResult load_topology(const std::string& path);
 
 // Parses and validates topology text; `filename` names it in diagnostics and
