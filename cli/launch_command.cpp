@@ -1,6 +1,7 @@
 // `slipway launch FILE`: run a program as Slurm job steps (the controller);
 // what `srun --program=FILE` hands over to.
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "program_paths.hpp"
 #include "slipway/launch/slurm_controller.hpp"
 
@@ -12,7 +13,7 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
   auto wire_s = std::make_shared<double>(300.0);
   auto* cmd = app.add_subcommand(
       "launch", "Run a program as job steps of a Slurm allocation (obtains one with salloc if needed)");
-  cmd->add_option("FILE", options->topology_path, "Topology file (TOML)")->required();
+  cmd->add_option("FILE", options->topology_path, "Topology file (TOML)")->required()->check(reread_file("launch"));
   cmd->add_option("--srun-arg", options->srun_args,
                   "An srun argument of the user's (repeatable; the SPANK plugin passes them); outside\n"
                   "an allocation they are given to salloc")
@@ -20,9 +21,13 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--run-root", options->run_root,
                   "Where run directories go (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs; must be\n"
                   "visible to every host)");
-  cmd->add_option("--grace", *grace_s, "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)");
+  cmd->add_option("--grace", *grace_s, "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)")
+      ->type_name("SECONDS")
+      ->check(seconds_between(0, 86400, false));
   cmd->add_option("--wire-timeout", *wire_s,
-                  "Seconds a task waits for the addresses of the nodes it handles (default 300)");
+                  "Seconds a task waits for the addresses of the nodes it handles (default 300)")
+      ->type_name("SECONDS")
+      ->check(seconds_between(0, 86400, true));
   cmd->footer(
       "Inside an allocation (salloc, sbatch) each task becomes a job step on the host the plan\n"
       "gives it; a failed task is resubmitted as a new step within max_retries, away from a host\n"

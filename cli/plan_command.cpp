@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/quantities.hpp"
 
@@ -16,10 +17,7 @@ namespace {
 struct PlanOptions {
   std::string path;
   bool json = false;
-  std::optional<std::uint32_t> hosts;
-  std::optional<std::uint32_t> cpus_per_host;
-  std::optional<std::uint32_t> gpus_per_host;
-  std::optional<std::string> mem_per_host;
+  AllocationArgs allocation;
 };
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
@@ -70,23 +68,22 @@ void print_table(const core::Plan& plan) {
 }
 
 int run_plan(const PlanOptions& o) {
-  core::LocalAllocationOptions local{o.hosts, o.cpus_per_host, o.gpus_per_host, std::nullopt};
-  if (o.mem_per_host) {
-    std::string reason;
-    local.mem_per_host_mb = core::parse_memory_mb(*o.mem_per_host, reason);
-    if (!local.mem_per_host_mb) {
-      std::fprintf(stderr, "slipway plan: --mem-per-host \"%s\" %s\n", o.mem_per_host->c_str(), reason.c_str());
-      return 2;
-    }
-  }
+  const auto local = allocation_options(o.allocation, "plan");
+  if (!local) return 2;
   const core::TopologyResult topology = core::load_topology(o.path);
   if (!topology.ok()) {
     for (const auto& d : topology.diagnostics) std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
     return 2;
   }
-  const core::PlanResult result = core::make_plan(*topology.program, core::local_allocation(local));
+  // What `slipway run` would plan with: oversubscribed when it asks for more
+  // CPUs than there are, unless --cpus-per-host says otherwise.
+  const core::LocalRunAllocation machine = core::local_run_allocation(*topology.program, *local);
+  if (!machine.note.empty()) std::fprintf(stderr, "slipway: %s\n", machine.note.c_str());
+  const core::PlanResult result = core::make_plan(*topology.program, machine.allocation);
   if (!result.ok()) {
-    for (const auto& e : result.errors) std::fprintf(stderr, "%s: %s\n", o.path.c_str(), e.message.c_str());
+    for (const auto& e : result.errors) {
+      std::fprintf(stderr, "%s: %s\n", topology.program->source_file.c_str(), e.message.c_str());
+    }
     return 2;
   }
   if (o.json) {
@@ -102,24 +99,15 @@ int run_plan(const PlanOptions& o) {
 void register_plan(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
   auto* cmd = app.add_subcommand("plan", "Show where every task of a topology would run; launches nothing");
-  cmd->add_option("FILE", o->path, "Topology file (TOML); see docs/topology.md")->required();
+  cmd->add_option("FILE", o->path, "Topology file (TOML; - for standard input); see docs/topology.md")->required();
   cmd->add_flag("--json", o->json, "Print the plan as JSON (docs/plan-json.md) instead of a table");
-  cmd->add_option("--hosts", o->hosts, "Plan onto N hosts like this one (default 1: this machine)")
-      ->type_name("N")
-      ->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--cpus-per-host", o->cpus_per_host,
-                  "CPUs per host (default: the CPUs this process may run on)")
-      ->type_name("C")
-      ->check(CLI::Range(1u, 65536u));
-  cmd->add_option("--gpus-per-host", o->gpus_per_host, "GPUs per host (default 0)")
-      ->type_name("G")
-      ->check(CLI::Range(0u, 1024u));
-  cmd->add_option("--mem-per-host", o->mem_per_host,
-                  "Memory per host, e.g. 64G or 512M (default: this machine's total memory)")
-      ->type_name("M");
+  add_allocation_options(cmd, o->allocation);
   cmd->footer(
-      "Tasks fill the hosts in order; elastic nodes (replicas = \"MIN:MAX\") get as many\n"
-      "replicas as fit. A program that does not fit is reported per node, exit status 2.\n"
+      "Shows what `slipway run FILE` with the same options would run. Tasks fill the\n"
+      "hosts in order; elastic nodes (replicas = \"MIN:MAX\") get as many replicas as fit.\n"
+      "Without --cpus-per-host, a program asking for more CPUs than this machine has is\n"
+      "planned oversubscribed, with a note on stderr, as `slipway run` runs it.\n"
+      "FILE - reads the topology from standard input.\n"
       "Exit status: 0 planned, 2 invalid topology, bad option or does not fit.");
   cmd->callback([o, &ctx] { ctx.exit_code = run_plan(*o); });
 }

@@ -1,5 +1,8 @@
 // `slipway run FILE`: run a program on this machine (the local launcher).
+#include <cstdio>
+
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "program_paths.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
@@ -7,30 +10,34 @@ namespace slipway::cli {
 
 void register_run(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<launch::LocalRunOptions>();
+  auto allocation = std::make_shared<AllocationArgs>();
   auto grace_s = std::make_shared<double>(10.0);
   auto wire_s = std::make_shared<double>(300.0);
   auto* cmd = app.add_subcommand("run", "Run a program on this machine (no Slurm needed)");
-  cmd->add_option("FILE", options->topology_path, "Topology file (TOML)")->required();
-  cmd->add_option("--hosts", options->allocation.hosts,
-                  "Pretend this machine is N hosts when planning (default 1)");
-  cmd->add_option("--cpus-per-host", options->allocation.cpus_per_host,
-                  "CPUs to plan with per host (default: the CPUs this process may use)");
-  cmd->add_option("--gpus-per-host", options->allocation.gpus_per_host,
-                  "GPUs to plan with per host (default 0)");
-  cmd->add_option("--mem-per-host", options->allocation.mem_per_host_mb,
-                  "Memory per host in MiB (default: this machine's memory)");
+  cmd->add_option("FILE", options->topology_path, "Topology file (TOML; - for standard input)")->required();
+  add_allocation_options(cmd, *allocation);
   cmd->add_option("--run-root", options->run_root,
                   "Where run directories go (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
   cmd->add_option("--grace", *grace_s,
-                  "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)");
+                  "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)")
+      ->type_name("SECONDS")
+      ->check(seconds_between(0, 86400, false));
   cmd->add_option("--wire-timeout", *wire_s,
-                  "Seconds a task waits for the addresses of the nodes it handles (default 300)");
+                  "Seconds a task waits for the addresses of the nodes it handles (default 300)")
+      ->type_name("SECONDS")
+      ->check(seconds_between(0, 86400, true));
   cmd->footer(
       "Output lines are prefixed with NODE.REPLICA; each task's output is also kept in\n"
-      "RUN_DIR/logs/NODE.REPLICA.log. Exit status: 0 when every non-daemon task succeeded,\n"
-      "1 when a task failed beyond its max_retries, 2 for an invalid topology,\n"
-      "128+N when stopped by signal N.");
-  cmd->callback([&ctx, options, grace_s, wire_s] {
+      "RUN_DIR/logs/NODE.REPLICA.log (`slipway logs`). Past runs: `slipway runs`.\n"
+      "Exit status: 0 when every non-daemon task succeeded, 1 when a task failed beyond\n"
+      "its max_retries, 2 for an invalid topology or option, 128+N when stopped by signal N.");
+  cmd->callback([&ctx, options, allocation, grace_s, wire_s] {
+    const auto local = allocation_options(*allocation, "run");
+    if (!local) {
+      ctx.exit_code = 2;
+      return;
+    }
+    options->allocation = *local;
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
     options->exec_path = sibling_program("slipway-exec");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/jobscripts/batch_script.hpp"
 #include "slipway/jobscripts/submit.hpp"
@@ -87,7 +88,9 @@ void register_sbatch(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<SbatchOptions>();
   auto* cmd = app.add_subcommand(
       "sbatch", "Write the Slurm batch script of a topology and submit it (or print it)");
-  cmd->add_option("FILE", o->path, "Topology file (TOML); see docs/topology.md")->required();
+  cmd->add_option("FILE", o->path, "Topology file (TOML); see docs/topology.md")
+      ->required()
+      ->check(reread_file("sbatch"));
   cmd->add_flag("--dry-run", o->dry_run, "Print the batch script instead of submitting it");
   cmd->add_option("--sbatch-arg", o->sbatch_args,
                   "One argument for sbatch's command line (repeatable, in order), e.g. "

@@ -23,7 +23,7 @@ int run_validate(const std::string& path) {
   }
   std::string tasks = std::to_string(min_tasks);
   if (max_tasks != min_tasks) tasks += " to " + std::to_string(max_tasks);
-  std::printf("%s: valid (program %s, %zu node%s, %s task%s)\n", path.c_str(), program.name->c_str(),
+  std::printf("%s: valid (program %s, %zu node%s, %s task%s)\n", program.source_file.c_str(), program.name->c_str(),
               program.nodes.size(), program.nodes.size() == 1 ? "" : "s", tasks.c_str(),
               max_tasks == 1 ? "" : "s");
   return 0;
@@ -34,7 +34,7 @@ int run_validate(const std::string& path) {
 void register_validate(CLI::App& app, CommandContext& ctx) {
   auto path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("validate", "Check a topology file without planning or running it");
-  cmd->add_option("FILE", *path, "Topology file (TOML); see docs/topology.md")->required();
+  cmd->add_option("FILE", *path, "Topology file (TOML; - for standard input); see docs/topology.md")->required();
   cmd->footer(
       "Every problem is reported, one per line on stderr, as FILE:LINE:COL: message.\n"
       "Exit status: 0 valid, 2 invalid or unreadable.");

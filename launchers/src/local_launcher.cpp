@@ -140,23 +140,11 @@ int run_local_unguarded(const LocalRunOptions& options) {
   auto program = load_or_report(options.topology_path);
   if (!program) return 2;
   // A workstation runs what it is given: unless told how many CPUs to plan
-  // with, oversubscribe this machine's CPUs rather than refuse (GPUs and
-  // memory are never oversubscribed).
-  core::LocalAllocationOptions allocation = options.allocation;
-  auto machine = core::local_allocation(allocation);
-  std::uint64_t wanted = 0;
-  for (const auto& node : program->nodes) {
-    wanted += std::uint64_t{*node.cpus} * node.replicas->max;
-  }
-  std::uint64_t have = 0;
-  for (const auto& host : machine.hosts) have += host.cpus;
-  if (!allocation.cpus_per_host && wanted > have) {
-    std::uint32_t hosts = static_cast<std::uint32_t>(machine.hosts.size());
-    allocation.cpus_per_host = static_cast<std::uint32_t>((wanted + hosts - 1) / hosts);
-    say("note: the program asks for " + std::to_string(wanted) + " cpus and this machine has " +
-        std::to_string(have) + "; running oversubscribed (--cpus-per-host to plan otherwise)");
-  }
-  auto planned = core::make_plan(*program, core::local_allocation(allocation));
+  // with, oversubscribe this machine's CPUs rather than refuse (as `slipway
+  // plan` shows).
+  const auto machine = core::local_run_allocation(*program, options.allocation);
+  if (!machine.note.empty()) say(machine.note);
+  auto planned = core::make_plan(*program, machine.allocation);
   if (!planned.ok()) {
     say("program '" + *program->name + "' does not fit on this machine:");
     for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
