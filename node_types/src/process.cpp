@@ -145,6 +145,28 @@ pid_t live_parent_of(pid_t pid) {
   return state == 'Z' ? -1 : static_cast<pid_t>(ppid);
 }
 
+// Why exec said "Argument list too long": the variable over Linux's bound
+// for one string, else the total against this system's limit, naming the
+// largest variable (the usual culprit: an address list).
+std::string too_long_detail(const SpawnOptions& options) {
+  constexpr std::size_t kMaxOneString = 32 * 4096;  // MAX_ARG_STRLEN
+  std::size_t total = 0;
+  const std::string* largest = nullptr;
+  for (const auto& a : options.argv) total += a.size() + 1 + sizeof(char*);
+  for (const auto& e : options.env) {
+    total += e.size() + 1 + sizeof(char*);
+    if (largest == nullptr || e.size() > largest->size()) largest = &e;
+  }
+  const std::string name = largest ? largest->substr(0, std::min<std::size_t>(largest->find('='), 128)) : "";
+  if (largest != nullptr && largest->size() + 1 > kMaxOneString) {
+    return " (variable " + name + " is " + std::to_string(largest->size() + 1) + " bytes, over Linux's " +
+           std::to_string(kMaxOneString) + " bytes for one variable)";
+  }
+  return " (arguments and environment take " + std::to_string(total) + " bytes, over this system's limit of " +
+         std::to_string(sysconf(_SC_ARG_MAX)) + " (ulimit -s / 4); the largest variable is " + name + ", " +
+         std::to_string(largest ? largest->size() + 1 : 0) + " bytes)";
+}
+
 }  // namespace
 
 pid_t spawn(const SpawnOptions& options) {
@@ -171,6 +193,7 @@ pid_t spawn(const SpawnOptions& options) {
     std::string what = options.workdir.empty() || args.error != ENOENT
                            ? "cannot run '" + options.argv[0] + "'"
                            : "cannot run '" + options.argv[0] + "' in '" + options.workdir + "'";
+    if (args.error == E2BIG) what += too_long_detail(options);
     throw std::system_error(args.error, std::generic_category(), what);
   }
   // Also set the group from here, so a signal sent right after spawn()

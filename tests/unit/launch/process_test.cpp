@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <system_error>
 #include <thread>
@@ -36,6 +37,21 @@ TEST_CASE("spawn reports a command that cannot be executed") {
   } catch (const std::system_error& e) {
     CHECK(e.code().value() == ENOENT);
     CHECK_THAT(e.what(), Catch::Contains("/nonexistent/slipway-test-binary"));
+  }
+}
+
+TEST_CASE("spawn names the variable that makes exec fail with E2BIG") {
+  SpawnOptions o;
+  o.argv = {"/bin/true"};
+  o.env = base_env();
+  o.env.push_back("SLIPWAY_ADDR_SERVER_RPC=" + std::string(140000, '1'));
+  try {
+    spawn(o);
+    FAIL("spawn of a 140 kB variable succeeded");
+  } catch (const std::system_error& e) {
+    CHECK(e.code().value() == E2BIG);
+    CHECK_THAT(e.what(), Catch::Contains("variable SLIPWAY_ADDR_SERVER_RPC is 140025 bytes, over Linux's "
+                                         "131072 bytes for one variable"));
   }
 }
 
