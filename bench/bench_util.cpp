@@ -1,23 +1,22 @@
 // Shared benchmark helpers (see bench_util.hpp).
 #include "bench_util.hpp"
 
+#include "peers.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
+#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <vector>
 
 namespace slipway::bench {
 
 std::string sibling_program(const std::string& name) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return name;
-  self[n] = '\0';
-  return (std::filesystem::path(self).parent_path() / name).string();
+  if (auto path = find_peer(name)) return *path;
+  std::fprintf(stderr, "slipway-bench: %s\n", missing_peer_message(name).c_str());
+  return peer_candidates(name).front();
 }
 
 namespace {

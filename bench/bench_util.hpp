@@ -1,5 +1,5 @@
-// Small helpers the benchmarks share: finding slipway's programs beside
-// slipway-bench, and timing a shell command.
+// Small helpers the benchmarks share: finding slipway's programs (through
+// peers.hpp), and timing a shell command.
 #pragma once
 
 #include <string>
@@ -7,7 +7,9 @@
 
 namespace slipway::bench {
 
-// NAME in the directory of the running slipway-bench (build/bin or bin/).
+// The program NAME found as peers.hpp says (beside slipway-bench, or in
+// libexec/slipway once installed). When it is missing, says so on stderr
+// (which, and how to install it) and returns NAME beside slipway-bench.
 std::string sibling_program(const std::string& name);
 
 // The commands run in turn, one round untimed and then `runs` timed rounds,

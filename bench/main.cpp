@@ -1,11 +1,13 @@
 // slipway-bench: runs one named benchmark side by side with its peer
-// (`slipway-bench NAME [ARGS...]`; `slipway-bench --list`).
+// (`slipway-bench NAME [ARGS...]`; `slipway-bench --list`; `slipway-bench
+// --peers` lists every peer, found or missing: peers.hpp).
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "bench_registry.hpp"
+#include "peers.hpp"
 
 namespace slipway::bench {
 std::map<std::string, Benchmark>& registry() {
@@ -15,7 +17,9 @@ std::map<std::string, Benchmark>& registry() {
 }  // namespace slipway::bench
 
 static void usage(FILE* out) {
-  std::fprintf(out, "Usage: slipway-bench NAME [ARGS...]\n       slipway-bench --list\n\nBenchmarks:\n");
+  std::fprintf(out, "Usage: slipway-bench NAME [ARGS...]\n       slipway-bench --list\n"
+                   "       slipway-bench --peers   (the programs the benchmarks run, found or missing)\n"
+                   "\nBenchmarks:\n");
   for (const auto& [name, bench] : slipway::bench::registry()) {
     std::fprintf(out, "  %-12s %s\n", name.c_str(), bench.summary.c_str());
   }
@@ -26,6 +30,7 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (std::strcmp(argv[1], "--peers") == 0) return slipway::bench::print_peers();
   if (std::strcmp(argv[1], "--list") == 0) {
     for (const auto& [name, bench] : slipway::bench::registry()) std::printf("%s\n", name.c_str());
     return 0;

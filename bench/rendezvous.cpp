@@ -36,6 +36,7 @@
 #include <sstream>
 
 #include "bench_registry.hpp"
+#include "peers.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 #include "slipway/rendezvous/frame_reader.hpp"
@@ -215,10 +216,13 @@ class PingPong {
 
 // The peer: bench/rendezvous_tcpstore.py --rounds, one round per request.
 class TcpStorePeer {
+  static std::string peer(const std::string& name) {
+    if (auto path = slipway::bench::find_peer(name)) return *path;
+    throw std::runtime_error(slipway::bench::missing_peer_message(name));
+  }
+
  public:
-  TcpStorePeer()
-      : child_(Child::spawn({std::string(SLIPWAY_SOURCE_DIR) + "/bench/rendezvous_tcpstore.py", "--rounds"},
-                            "unused", "/usr/bin/python3")) {
+  TcpStorePeer() : child_(Child::spawn({peer("rendezvous_tcpstore.py"), "--rounds"}, "unused", peer("python3"))) {
     if (child_.line() != "ready") throw std::runtime_error("the TCPStore peer did not start");
   }
   ~TcpStorePeer() { child_.finish(); }

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "bench_registry.hpp"
+#include "peers.hpp"
 #include "slipway/channels/endpoint.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/unique_fd.hpp"
@@ -290,8 +291,9 @@ std::optional<Latency> measure_perftest(const std::string& tls, std::size_t size
 }
 
 std::optional<Latency> measure_grpc(std::size_t size, int iters) {
-  std::string binary = self_dir() + "/slipway-grpc-echo";
-  if (::access(binary.c_str(), X_OK) != 0) return std::nullopt;
+  const auto found = bench::find_peer("slipway-grpc-echo");
+  if (!found) return std::nullopt;
+  const std::string& binary = *found;
   Child server({binary, "serve"}, "", true);
   auto line = server.read_line(std::chrono::seconds(30));
   if (!line || line->rfind("port ", 0) != 0) return std::nullopt;
@@ -369,6 +371,11 @@ int run(const std::vector<std::string>& args) {
       std::fprintf(stderr, "usage: slipway-bench rpc [--tls LIST;LIST] [--iters N] "
                            "[--sizes 8,65536,...] [--busy-poll-us U]\n");
       return 2;
+    }
+  }
+  for (const char* peer : {"slipway-grpc-echo", "ucx_perftest"}) {
+    if (!bench::find_peer(peer)) {
+      std::fprintf(stderr, "\n*** rpc: %s; its column reads n/a ***\n\n", bench::missing_peer_message(peer).c_str());
     }
   }
   const std::vector<Mode> modes = {{"default", true, -1, 0},
