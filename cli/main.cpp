@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", "slipway " SLIPWAY_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'slipway COMMAND --help' for the options of one command.\n"
-             "Topology reference: docs/topology.md");
+             "Exit status: 0 success, 1 failure at run time, 2 invalid topology or usage.\n"
+             "Topology reference: docs/topology.md; past runs and logs: docs/runs.md");
 
   CommandContext ctx;
   register_validate(app, ctx);

@@ -64,7 +64,7 @@ CLI::Validator seconds_between(double min, double max, bool min_exclusive) {
         if (in_range) return {};
         return "must be a number of seconds " + range + " (got '" + text + "')";
       },
-      "SECONDS:" + range);
+      std::string(min_exclusive ? "in (" : "in [") + number_text(min) + " - " + number_text(max) + "]");
 }
 
 CLI::Validator reread_file(const char* command) {

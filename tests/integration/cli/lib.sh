@@ -15,3 +15,15 @@ program() {
     for line in "$@"; do printf '%s\n' "$line"; done
   } >"$file"
 }
+
+# started PROGRAM PID OUT: waits until the run of PROGRAM (launcher PID,
+# output in OUT) has written its rendezvous contact; fails at once, showing
+# OUT, if the launcher ended first.
+started() {
+  local program=$1 pid=$2 out=$3
+  wait_until 60 eval "test -e '$SLIPWAY_RUN_ROOT/$program.latest/rendezvous' || ! kill -0 $pid 2>/dev/null"
+  if ! kill -0 "$pid" 2>/dev/null && [ ! -e "$SLIPWAY_RUN_ROOT/$program.latest/rendezvous" ]; then
+    cat "$out" >&2
+    fail "slipway run of $program ended before it started"
+  fi
+}

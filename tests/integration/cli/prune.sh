@@ -30,7 +30,7 @@ echo still writing >"$root/busy-20200101-000000-1/logs/b.0.log"
 "$SLIPWAY" run "$WORK/long.toml" >"$WORK/long.out" 2>&1 &
 BACKGROUND_PIDS+=($!)
 long_pid=$!
-wait_until 60 test -e "$root/long.latest/rendezvous"
+started long "$long_pid" "$WORK/long.out"
 
 run_slipway "$WORK/runs.out" runs
 expect_line "$WORK/runs.out" '^old-20200101-000000-1 +old +2020-01-01T00:00:00 +done +0$'

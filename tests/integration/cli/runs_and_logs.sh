@@ -57,7 +57,7 @@ expect_line "$WORK/logs.out" "no run directory or program named 'nosuchprogram'"
 "$SLIPWAY" run "$WORK/slow.toml" >"$WORK/slow.out" 2>&1 &
 BACKGROUND_PIDS+=($!)
 slow_pid=$!
-wait_until 60 test -e "$SLIPWAY_RUN_ROOT/slow.latest/rendezvous"
+started slow "$slow_pid" "$WORK/slow.out"
 run_slipway "$WORK/runs.out" runs slow
 expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +running +-$'
 run_slipway "$WORK/follow.out" logs slow ticker.0 -f
