@@ -35,9 +35,11 @@ struct LogsOptions {
 
 constexpr std::size_t kMaxLine = 64 * 1024;  // a longer line is cut into pieces
 
+// NODE.REPLICA: a node name (no '/', not starting with '.') and a number.
 bool looks_like_task(const std::string& text) {
   const std::size_t dot = text.rfind('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) return false;
+  if (text.front() == '.' || text.find('/') != std::string::npos) return false;
   for (std::size_t i = dot + 1; i < text.size(); ++i) {
     if (text[i] < '0' || text[i] > '9') return false;
   }

@@ -221,7 +221,8 @@ RunRecord judge_run(const std::string& run_directory) {
 
 RunRecord read_run(const std::string& run_directory) {
   RunRecord run = judge_run(run_directory);
-  run.last_change = newest_change(run.path);
+  // Only the retention rule for lost runs needs it: a walk of every file.
+  if (run.state == RunState::lost) run.last_change = newest_change(run.path);
   return run;
 }
 

@@ -32,7 +32,7 @@ struct RunRecord {
   long launcher_pid = 0;
   RunState state = RunState::lost;
   std::optional<int> exit_code;    // once the run ended normally
-  std::time_t last_change = 0;     // newest modification time of its files
+  std::time_t last_change = 0;     // lost runs: newest modification time of its files
 };
 
 // Every run under `root`, oldest first (empty when the root is missing).
