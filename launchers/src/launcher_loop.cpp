@@ -163,11 +163,11 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
   if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
       signals_seen_ == 0) {
-    // A task that never started has no log of its own.
-    say(units_[unit].name + " " + exit.describe() +
-        (exit.never_started.empty() ? " (log: " + run_dir_.logs_path() + "/" +
-                                          plan_.tasks[units_[unit].tasks.front()].name() + ".log)"
-                                    : std::string()));
+    // A task that never started may have no log.
+    const std::string log =
+        run_dir_.logs_path() + "/" + plan_.tasks[units_[unit].tasks.front()].name() + ".log";
+    const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
+    say(units_[unit].name + " " + exit.describe() + (has_log ? " (log: " + log + ")" : ""));
   }
   carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
 }
