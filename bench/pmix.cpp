@@ -1,9 +1,10 @@
 // slipway-bench pmix: an N-rank Open MPI program (MPI_Init, Allreduce,
 // Finalize: examples/mpi/allreduce.c --timing) under `slipway launch`
 // (slipway's PMIx servers, one job step per rank) against the same program
-// under `srun --mpi=pmix` (Slurm's PMIx, one step), on the same cluster,
-// side by side. Needs a Slurm cluster (SLURM_CONF; e.g. the test cluster's
-// env.sh). Per run it reads each rank's entry into MPI_Init and exit from
+// under `srun --mpi=pmix` (Slurm's PMIx, one step), side by side on the
+// same real test cluster, which the benchmark starts and tears down
+// (test_cluster.hpp; as root), as `slipway-bench slurm` does.
+// Per run it reads each rank's entry into MPI_Init and exit from
 // MPI_Finalize and reports, as medians over the runs:
 //   mpi_ms   from the last rank entering MPI_Init to the last leaving
 //            MPI_Finalize (the MPI runtime's own cost: wire-up, fences);
@@ -29,6 +30,7 @@
 
 #include "bench_registry.hpp"
 #include "bench_util.hpp"
+#include "test_cluster.hpp"
 
 namespace {
 
@@ -130,20 +132,10 @@ std::optional<Summary> measure(const std::string& command, const fs::path& out, 
   return Summary{median(mpi), median(span), median(total)};
 }
 
-int run_pmix(const std::vector<std::string>& args) {
-  auto options = parse(args);
-  if (!options) return 2;
-  const Options& o = *options;
-  if (std::system("sinfo -h >/dev/null 2>&1") != 0) {
-    std::fprintf(stderr, "pmix: no Slurm cluster answers (set SLURM_CONF, e.g. source the test "
-                         "cluster's env.sh: tests/cluster/cluster.sh up DIR)\n");
-    std::printf("pmix: error=no_slurm_cluster\n");
-    return 1;
-  }
+// Both sides on the cluster SLURM_CONF names; the exit status.
+int compare(const Options& o, const fs::path& dir) {
   const std::string slipway = slipway::bench::sibling_program("slipway");
   const std::string program = slipway::bench::sibling_program("slipway-mpi-allreduce");
-  fs::path dir = fs::temp_directory_path() / ("slipway-bench-pmix-" + std::to_string(getpid()));
-  fs::create_directories(dir);
   fs::path topology = dir / "allreduce.toml";
   std::ofstream(topology) << "[program]\nname = \"bench-pmix\"\n\n[node.ranks]\ncommand = [\""
                           << program << "\", \"--timing\"]\nreplicas = " << o.ranks
@@ -159,7 +151,6 @@ int run_pmix(const std::vector<std::string>& args) {
               o.partition.c_str(), o.runs);
   auto a = measure(under_slipway, dir / "slipway.out", o.ranks, o.runs, "slipway");
   auto b = a ? measure(under_srun, dir / "srun.out", o.ranks, o.runs, "srun --mpi=pmix") : std::nullopt;
-  fs::remove_all(dir);
   if (!a || !b) {
     std::printf("pmix: error=run_failed\n");
     return 1;
@@ -172,6 +163,25 @@ int run_pmix(const std::vector<std::string>& args) {
               a->mpi_ms / b->mpi_ms, a->mpi_ms, b->mpi_ms, a->span_ms / b->span_ms,
               a->total_ms / b->total_ms, o.ranks, o.hosts);
   return 0;
+}
+
+int run_pmix(const std::vector<std::string>& args) {
+  auto options = parse(args);
+  if (!options) return 2;
+  fs::path dir = fs::temp_directory_path() / ("slipway-bench-pmix-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  int status = 1;
+  {
+    slipway::bench::TestCluster cluster("pmix", dir);
+    if (cluster.status() != 0) {
+      std::printf("pmix: error=no_test_cluster\n");
+      status = cluster.status();
+    } else {
+      status = compare(*options, dir);
+    }
+  }
+  fs::remove_all(dir);
+  return status;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // slipway-bench slurm: `srun --program` of a 12-task topology against
 // `srun -n12` of the same command, side by side (interleaved run by run) on
-// the same real test cluster, which the benchmark starts
-// (tests/cluster/cluster.sh) and tears down. Also timed, to show where the
-// difference goes: `slipway launch` under salloc (no srun hand-over) and
-// salloc around one plain step. Last line: `slurm: srun_ratio=R ...`.
+// the same real test cluster, which the benchmark starts and tears down
+// (test_cluster.hpp; as root). Also timed, to show where the difference
+// goes: `slipway launch` under salloc (no srun hand-over) and salloc around
+// one plain step. Last line: `slurm: srun_ratio=R ...`.
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 
 #include "bench_registry.hpp"
 #include "bench_util.hpp"
+#include "test_cluster.hpp"
 
 namespace {
 
@@ -23,44 +24,18 @@ namespace fs = std::filesystem;
 using slipway::bench::alternating_medians_ms;
 using slipway::bench::sibling_program;
 
-// Starts the test cluster in `dir` and stops it when destroyed.
-class TestCluster {
- public:
-  TestCluster(std::string harness, std::string dir) : harness_(std::move(harness)), dir_(std::move(dir)) {
-    up_ = std::system(("timeout 180 '" + harness_ + "' up '" + dir_ + "' >/dev/null 2>&1").c_str()) == 0;
-  }
-  ~TestCluster() {
-    int rc = std::system(("timeout 120 '" + harness_ + "' down '" + dir_ + "' >/dev/null 2>&1").c_str());
-    (void)rc;
-  }
-  bool up() const { return up_; }
-  std::string conf() const { return dir_ + "/etc/slurm.conf"; }
-
- private:
-  std::string harness_, dir_;
-  bool up_ = false;
-};
-
 int run_slurm_bench(const std::vector<std::string>& args) {
   int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
-  if (geteuid() != 0) {
-    std::fprintf(stderr, "slurm: needs root to start the test cluster (network namespaces)\n");
-    return 77;
-  }
   std::string slipway = sibling_program("slipway");
-  std::string plugin = std::string(SLIPWAY_BUILD_DIR) + "/spank_plugin/slipway.so";
-  std::string harness = std::string(SLIPWAY_SOURCE_DIR) + "/tests/cluster/cluster.sh";
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-slurm-" + std::to_string(getpid()));
   fs::create_directories(dir / "work");
-  setenv("SLIPWAY_SPANK_PLUGIN", plugin.c_str(), 1);
-  setenv("SLIPWAY_SPANK_PLUGIN_ARGS", ("slipway_bin=" + slipway).c_str(), 1);
   int status = 1;
   {
-    TestCluster cluster(harness, (dir / "cluster").string());
-    if (!cluster.up()) {
-      std::fprintf(stderr, "slurm: the test cluster did not start (%s)\n", harness.c_str());
+    slipway::bench::TestCluster cluster("slurm", dir);
+    if (cluster.status() != 0) {
+      std::printf("slurm: error=no_test_cluster\n");
+      status = cluster.status();
     } else {
-      setenv("SLURM_CONF", cluster.conf().c_str(), 1);
       setenv("SLIPWAY_RUN_ROOT", (dir / "work" / "runs").c_str(), 1);
       fs::path topology = dir / "work" / "bench12.toml";
       std::ofstream(topology) << "[program]\nname = \"bench12\"\n\n[node.t]\ncommand = [\"/bin/true\"]\n"
@@ -82,6 +57,7 @@ int run_slurm_bench(const std::vector<std::string>& args) {
       auto medians = alternating_medians_ms(commands, runs);
       if (medians.empty()) {
         std::fprintf(stderr, "slurm: a run failed\n");
+        std::printf("slurm: error=run_failed\n");
       } else {
         double slipway_ms = medians[0], srun_ms = medians[1];
         double launch_ms = medians[2], salloc_srun_ms = medians[3];

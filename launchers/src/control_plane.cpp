@@ -24,6 +24,12 @@ struct ControlPlane::Impl {
       case EventKind::key_changed:
         if (options.on_key_changed) options.on_key_changed(event.key);
         break;
+      case EventKind::member_joined:
+        if (options.on_member_joined) {
+          const auto& m = event.member;
+          options.on_member_joined(MemberJoined{m.identity.name(), m.identity.attempt});
+        }
+        break;
       case EventKind::member_left:
       case EventKind::member_failed:
         if (options.on_member_ended) {

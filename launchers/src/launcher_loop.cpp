@@ -163,10 +163,24 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
   if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
       signals_seen_ == 0) {
-    say(units_[unit].name + " " + exit.describe() + " (log: " + run_dir_.logs_path() + "/" +
-        plan_.tasks[units_[unit].tasks.front()].name() + ".log)");
+    // A task that never started may have no log.
+    const std::string log =
+        run_dir_.logs_path() + "/" + plan_.tasks[units_[unit].tasks.front()].name() + ".log";
+    const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
+    say(units_[unit].name + " " + exit.describe() + (has_log ? " (log: " + log + ")" : ""));
   }
   carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
+}
+
+void LauncherLoop::on_member_joined(const MemberJoined& event) {
+  std::size_t unit = unit_of_task(event.task);
+  if (unit >= units_.size()) return;
+  const auto& tasks = units_[unit].tasks;
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    if (plan_.tasks[tasks[k]].name() == event.task) {
+      tracker_->task_joined(unit, static_cast<int>(event.attempt), k);
+    }
+  }
 }
 
 void LauncherLoop::on_member_ended(const MemberEnded& event) {
@@ -186,10 +200,16 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   if (pid > 0 && tracker_->drained(pid)) process_drained(pid);
 }
 
+std::string LauncherLoop::never_joined(pid_t, const exec::ExitStatus& exit) {
+  return "its process " + exit.describe() + " before the task joined the program";
+}
+
 void LauncherLoop::end_process(pid_t pid, const exec::ExitStatus& exit) {
   for (std::size_t unit : tracker_->process_exited(pid)) {
     unit_ended(unit, exit);
-    unit_done(unit, TaskExit{exit.signaled, exit.code}, false);
+    TaskExit task_exit{exit.signaled, exit.code, {}};
+    if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(pid, exit);
+    unit_done(unit, task_exit, false);
   }
 }
 
@@ -231,12 +251,16 @@ void LauncherLoop::on_wakeup() {
   std::uint64_t count;
   ssize_t ignored = read(wakeup_.get(), &count, sizeof count);
   (void)ignored;
-  std::deque<std::variant<std::string, MemberEnded, KeyChanged>> events;
+  std::deque<std::variant<std::string, MemberJoined, MemberEnded, KeyChanged>> events;
   {
     std::lock_guard lock(queue_mutex_);
     events.swap(events_);
   }
   for (const auto& event : events) {
+    if (const auto* joined = std::get_if<MemberJoined>(&event)) {
+      on_member_joined(*joined);
+      continue;
+    }
     if (const auto* ended = std::get_if<MemberEnded>(&event)) {
       on_member_ended(*ended);
       continue;
@@ -274,6 +298,11 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   control_options.on_stop_request = [this](const std::string& reason) {
     std::lock_guard lock(queue_mutex_);
     events_.emplace_back(reason);
+    wake(wakeup_.get());
+  };
+  control_options.on_member_joined = [this](const MemberJoined& event) {
+    std::lock_guard lock(queue_mutex_);
+    events_.emplace_back(event);
     wake(wakeup_.get());
   };
   control_options.on_member_ended = [this](const MemberEnded& event) {

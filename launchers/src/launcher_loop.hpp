@@ -12,8 +12,10 @@
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
 // exit statuses), when one of them vanishes and the launcher says the unit
-// failed (unit_lost), or when its process exits first (the unit ends with
-// the process's status). One process may carry several units (a
+// failed (unit_lost), or when its process exits first: the unit ends with
+// the process's status if every one of its tasks had joined the
+// rendezvous, else it failed whatever that status (its tasks never ran;
+// never_joined says why, e.g. srun's own messages). One process may carry several units (a
 // Slurm step of many tasks); it is then supervised per unit. A launcher
 // may also run a unit with no process of its own (the local launcher runs
 // plain tasks in-process): start_unit then returns an id that is no pid
@@ -83,6 +85,10 @@ class LauncherLoop {
   virtual bool unit_lost(std::size_t /*unit*/, pid_t /*pid*/, const MemberEnded& /*event*/) {
     return false;
   }
+  // How the process `pid` ended before the tasks of a unit it carried
+  // joined the rendezvous (called after process_ended, once per such unit;
+  // for end_process too). Default: "its process " + exit's description.
+  virtual std::string never_joined(pid_t pid, const exec::ExitStatus& exit);
   // Every unit of a still running process has ended.
   virtual void process_drained(pid_t /*pid*/) {}
   // A child process was reaped (any child: a unit's process or an orphan),
@@ -118,6 +124,7 @@ class LauncherLoop {
   void unit_done(std::size_t unit, TaskExit exit, bool quiet);
   void on_signals();
   void on_wakeup();
+  void on_member_joined(const MemberJoined& event);
   void on_member_ended(const MemberEnded& event);
   void kill_all();
   std::vector<std::string> unit_environment() const;
@@ -136,7 +143,7 @@ class LauncherLoop {
   struct KeyChanged {
     std::string key;
   };
-  std::deque<std::variant<std::string, MemberEnded, KeyChanged>> events_;
+  std::deque<std::variant<std::string, MemberJoined, MemberEnded, KeyChanged>> events_;
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;

@@ -20,8 +20,10 @@
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/local_address.hpp"
+#include "slipway/launch/salloc_arguments.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
 #include "slipway/launch/slurm_steps.hpp"
+#include "slipway/launch/srun_stderr.hpp"
 
 extern char** environ;
 
@@ -118,7 +120,20 @@ class SlurmRun : public LauncherLoop {
   void process_ended(pid_t pid, const exec::ExitStatus&) override {
     live_steps_.erase(pid);
     steps_with_losses_.erase(pid);
+    ended_step_ = pid;
+    ended_step_messages_ = srun_stderr_.ended(pid);
   }
+
+  // srun exits 0 when Slurm could not launch a step's tasks (e.g. "task 0
+  // launch failed: Plugin initialization failed"): say what srun said.
+  std::string never_joined(pid_t pid, const exec::ExitStatus& exit) override {
+    std::string slurm = pid == ended_step_ ? ended_step_messages_ : std::string();
+    return "its job step ended before the task joined the program (srun " + exit.describe() +
+           (slurm.empty() ? std::string() : ": " + slurm) + ")";
+  }
+
+  void watch(std::vector<pollfd>& fds) override { srun_stderr_.watch(fds); }
+  void watched(const pollfd* fds, std::size_t count) override { srun_stderr_.watched(fds, count); }
 
   pid_t start_step(StepRequest& step, int attempt, const std::vector<std::string>& env) {
     step.job_id = job_.job_id;
@@ -137,7 +152,10 @@ class SlurmRun : public LauncherLoop {
     for (auto& entry : step_environment(step)) spawn.env.push_back(std::move(entry));
     spawn.new_process_group = true;
     spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
+    exec::UniqueFd stderr_write = srun_stderr_.open();
+    spawn.stderr_fd = stderr_write.get();
     pid_t pid = exec::spawn(spawn);
+    srun_stderr_.adopt(pid);
     live_steps_[pid] = Reservation{step.host, step.cpus * step.tasks, step.gpus * step.tasks};
     return pid;
   }
@@ -205,6 +223,11 @@ class SlurmRun : public LauncherLoop {
     std::uint32_t gpus = 0;
   };
   std::map<pid_t, Reservation> live_steps_;  // what each running step holds
+  SrunStderr srun_stderr_{STDERR_FILENO};
+  // Slurm's lines of the step reaped last (process_ended comes right
+  // before the loop ends that step's units).
+  pid_t ended_step_ = -1;
+  std::string ended_step_messages_;
 };
 
 // Outside an allocation: run this same command under salloc.

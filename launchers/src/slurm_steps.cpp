@@ -1,9 +1,7 @@
-// srun and salloc command lines of the Slurm controller (see header).
+// srun command lines of the Slurm controller (see header).
 #include "slipway/launch/slurm_steps.hpp"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace slipway::launch {
 
@@ -110,72 +108,6 @@ std::vector<std::string> step_environment(const StepRequest& step) {
 bool step_drops_variable(std::string_view entry) {
   for (std::string_view name : {"SLIPWAY_REPLICA=", "SLIPWAY_REPLICA_BASE="}) {
     if (entry.substr(0, name.size()) == name) return true;
-  }
-  return false;
-}
-
-std::vector<std::string> salloc_arguments(const core::Program& program,
-                                          const std::vector<std::string>& user_srun_args) {
-  std::vector<std::string> args;
-  auto user_sets = [&](std::initializer_list<const char*> names) {
-    for (const auto& arg : user_srun_args) {
-      for (const char* name : names) {
-        std::string n(name);
-        if (arg == n || arg.rfind(n + "=", 0) == 0 || (n.size() == 2 && arg.rfind(n, 0) == 0)) return true;
-      }
-    }
-    return false;
-  };
-  if (!user_srun_args.empty()) {
-    args = user_srun_args;
-    // `srun -N3 --program=F`: the user chose the hosts; the program says
-    // how many tasks and CPUs it needs.
-    if (!user_sets({"-n", "--ntasks", "--ntasks-per-node", "-c", "--cpus-per-task"})) {
-      std::uint64_t tasks = 0;
-      std::uint32_t cpus = 1;
-      for (const auto& node : program.nodes) {
-        tasks += node.replicas->max;
-        cpus = std::max(cpus, *node.cpus);
-      }
-      args.push_back("--ntasks=" + std::to_string(tasks));
-      args.push_back("--cpus-per-task=" + std::to_string(cpus));
-    }
-  } else {
-    using Shape = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint64_t,
-                             std::string, std::string, std::string, std::string>;
-    std::map<Shape, std::uint32_t> tasks;  // ordered: deterministic output
-    std::vector<Shape> order;
-    for (const auto& node : program.nodes) {
-      Shape shape{*node.partition, *node.cpus, *node.gpus, *node.mem_mb,
-                  *node.constraint, *node.account, *node.qos,
-                  node.time_minutes.value ? std::to_string(node.time_minutes.value) : ""};
-      if (!tasks.count(shape)) order.push_back(shape);
-      tasks[shape] += node.replicas->max;
-    }
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto& [partition, cpus, gpus, mem, constraint, account, qos, minutes] = order[i];
-      if (i > 0) args.push_back(":");
-      if (!partition.empty()) args.push_back("--partition=" + partition);
-      args.push_back("--ntasks=" + std::to_string(tasks[order[i]]));
-      args.push_back("--cpus-per-task=" + std::to_string(cpus));
-      if (gpus > 0) args.push_back("--gres=gpu:" + std::to_string(gpus));
-      if (mem > 0) args.push_back("--mem-per-cpu=" + std::to_string((mem + cpus - 1) / cpus) + "M");
-      if (!constraint.empty()) args.push_back("--constraint=" + constraint);
-      if (!account.empty()) args.push_back("--account=" + account);
-      if (!qos.empty()) args.push_back("--qos=" + qos);
-      if (!minutes.empty()) args.push_back("--time=" + minutes);
-    }
-  }
-  args.insert(args.begin(), "--no-kill");
-  args.insert(args.begin(), "--job-name=" + *program.name);
-  return args;
-}
-
-bool requests_gres(const std::vector<std::string>& salloc_args) {
-  for (const auto& arg : salloc_args) {
-    for (std::string_view prefix : {"--gres", "--gpu", "-G", "--cpus-per-gpu", "--mem-per-gpu", "--tres"}) {
-      if (arg.rfind(prefix, 0) == 0) return true;
-    }
   }
   return false;
 }

@@ -9,6 +9,7 @@
 namespace slipway::launch {
 
 std::string TaskExit::describe() const {
+  if (!never_started.empty()) return "never started: " + never_started;
   if (!signaled) return "exited with status " + std::to_string(code);
   const char* name = strsignal(code);
   return "killed by signal " + std::to_string(code) + " (" + (name ? name : "unknown") + ")";

@@ -1,6 +1,8 @@
 // UnitTracker: processes, their units, and the units' leaves (see header).
 #include "slipway/launch/unit_tracker.hpp"
 
+#include <algorithm>
+
 namespace slipway::launch {
 
 UnitTracker::UnitTracker(std::vector<std::size_t> tasks_per_unit) {
@@ -19,6 +21,7 @@ void UnitTracker::started(pid_t pid, const std::vector<std::size_t>& units, int 
     unit.attempt = attempt;
     unit.left = 0;
     unit.exit_status = 0;
+    unit.joined.assign(unit.tasks, false);
     ++process.attached;
   }
 }
@@ -45,6 +48,17 @@ bool UnitTracker::task_vanished(std::size_t u, int attempt) {
   if (unit.pid <= 0 || unit.attempt != attempt) return false;
   detach(u);
   return true;
+}
+
+void UnitTracker::task_joined(std::size_t u, int attempt, std::size_t task) {
+  Unit& unit = units_.at(u);
+  if (unit.pid <= 0 || unit.attempt != attempt || task >= unit.joined.size()) return;
+  unit.joined[task] = true;
+}
+
+bool UnitTracker::all_joined(std::size_t u) const {
+  const Unit& unit = units_.at(u);
+  return std::all_of(unit.joined.begin(), unit.joined.end(), [](bool joined) { return joined; });
 }
 
 std::vector<std::size_t> UnitTracker::process_exited(pid_t pid) {

@@ -5,7 +5,8 @@
 # Sources CLUSTER_DIR/env.sh (SLURM_CONF, SLIPWAY_CLUSTER_*), then runs
 # COMMAND under `timeout TIMEOUT` (SIGTERM, SIGKILL 10 s later) in a fresh
 # scratch directory (SLIPWAY_TEST_SCRATCH) on the shared file system, which
-# every host of the cluster sees.
+# every host of the cluster sees. Afterwards the cluster's plugstack.conf is
+# put back as the cluster started it.
 #
 # Exit status: COMMAND's; 77 (ctest SKIP_RETURN_CODE) when the fixture
 # skipped the cluster (not root, no network namespaces), said loudly;
@@ -37,6 +38,13 @@ if ((rc == 124 || rc == 137)); then
   echo "run-system-test: '$*' did not finish within ${limit}s" >&2
   # Leave nothing queued or running behind a timed-out test.
   timeout 10 scancel --user=root >/dev/null 2>&1 || true
+fi
+# A test may change the plugin stack (tests/system/launch/lib.sh
+# plugin_only_on): the next test gets the cluster's own back, even when
+# this one was killed.
+plugstack=$dir/etc/plugstack.conf
+if [[ -r $plugstack.cluster ]] && ! cmp -s "$plugstack.cluster" "$plugstack"; then
+  cp "$plugstack.cluster" "$plugstack"
 fi
 ((rc == 0)) && rm -rf "$scratch"
 exit "$rc"

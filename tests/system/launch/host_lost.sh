@@ -5,39 +5,12 @@
 # The allocation has room for it (6 CPUs for 3 tasks); the host's slurmd is
 # started again afterwards.
 source "$(dirname "$0")/lib.sh"
-HARNESS=$SLIPWAY_SOURCE_DIR/tests/cluster
-ns=sw$SLIPWAY_CLUSTER_NET_ID-fn2
-restart_fn2() {
-  (
-    source "$HARNESS/lib/common.sh"
-    source "$HARNESS/lib/network.sh"
-    source "$HARNESS/lib/daemons.sh"
-    cluster_paths "$SLIPWAY_CLUSTER_DIR"
-    # Our fn2 only: other clusters on this machine have an fn2 too.
-    if [ -z "$(ip netns pids "$ns")" ]; then start_slurmd "$SLIPWAY_CLUSTER_NET_ID" fn2; fi
-    # slurmctld may hold fn2 (down, or completing the killed step) for a
-    # while: once the job is gone, force a down/resume cycle until idle.
-    local deadline=$((SECONDS + 150)) state
-    while state=$(sinfo -h -n fn2 -o %T) && [ "$state" != idle ]; do
-      [ "$SECONDS" -lt "$deadline" ] || { echo "fn2 stayed '$state'" >&2; exit 1; }
-      if [ -z "$(squeue -h -w fn2 -t R,CG -o %i)" ] || [ "$SECONDS" -gt $((deadline - 120)) ]; then
-        case $state in
-          idle) ;;
-          down*|drain*|fail*) scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;;
-          *) scontrol update nodename=fn2 state=down reason=slipway-host-lost-test >/dev/null 2>&1 || true
-             scontrol update nodename=fn2 state=resume >/dev/null 2>&1 || true ;;
-        esac
-      fi
-      sleep 1
-    done
-  )
-}
 "$SLIPWAY" launch --srun-arg=-N3 --srun-arg=-n6 --srun-arg=-pcpu "$(topology lost_host)" >out 2>&1 &
 launcher=$!
 # On failure, the job goes too (salloc killed with -9 would leave it holding
 # the hosts the next test needs).
 trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=lost 2>/dev/null || true
-      pkill -9 -f "$MARKER" || true; restart_fn2' EXIT
+      pkill -9 -f "$MARKER" || true; restart_host fn2' EXIT
 wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
 # The line can still be on its way through srun's I/O forwarding when the
 # command already runs.
@@ -46,16 +19,11 @@ if ! (wait_until 30 grep -q "^spread.1: attempt 0 on fn2$" out); then
   fail "spread.1 did not start on fn2"
 fi
 # The host dies: every process in its namespace.
-ip netns pids "$ns" | xargs -r kill -9
+kill_host fn2
 wait_until 60 grep -q "^spread.1: attempt 1 on fn[13]$" out
 # The survivors' first attempts end too (killed), and are resubmitted.
 pkill -9 -f "$MARKER" || true
-set +e
-timeout 90 tail --pid="$launcher" -f /dev/null
-wait "$launcher"
-status=$?
-set -e
-sed 's/^/    /' out
+wait_for_launcher "$launcher" out
 [ "$status" -eq 0 ] || fail "slipway launch exited $status"
 expect_line out "spread.1 lost on fn2"
 expect_line out "spread.1: new step on fn[13]"

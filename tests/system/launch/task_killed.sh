@@ -7,11 +7,7 @@ launcher=$!
 trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true' EXIT
 wait_until 60 pgrep -f "$MARKER"
 pkill -9 -f "$MARKER"
-set +e
-wait "$launcher"
-status=$?
-set -e
-sed 's/^/    /' out
+wait_for_launcher "$launcher" out
 [ "$status" -eq 0 ] || fail "slipway launch exited $status"
 expect_line out "worker.0 exited with status 137"
 expect_line out "restarting worker.0 \(attempt 1\)"

@@ -185,14 +185,3 @@ TEST_CASE("a step never inherits an enclosing program's replica") {
   CHECK_FALSE(launch::step_drops_variable("SLIPWAY_REPLICAS=3"));
   CHECK_FALSE(launch::step_drops_variable("SLIPWAY_PROGRAM=x"));
 }
-
-TEST_CASE("salloc arguments that ask for GPUs or other GRES are recognised") {
-  using launch::requests_gres;
-  CHECK_FALSE(requests_gres({"--job-name=p", "--no-kill", "-N3", "-n12", "-p", "cpu"}));
-  CHECK_FALSE(requests_gres({"--ntasks=2", "--cpus-per-task=4", "--mem-per-cpu=100M"}));
-  CHECK(requests_gres({"--ntasks=1", "--gres=gpu:1"}));
-  CHECK(requests_gres({"--gres", "nic:1"}));
-  CHECK(requests_gres({"--gpus-per-node=2"}));
-  CHECK(requests_gres({"-G", "2"}));
-  CHECK(requests_gres({"--cpus-per-gpu=4"}));
-}

@@ -54,3 +54,19 @@ TEST_CASE("reports of another attempt are ignored") {
   CHECK(tracker.process_exited(5).empty());  // the first step ends late
   CHECK(tracker.process_exited(6) == std::vector<std::size_t>{0});
 }
+
+TEST_CASE("a unit whose process ends before all its tasks joined never ran them") {
+  UnitTracker tracker({1, 2});
+  tracker.started(9, {0, 1}, 0);
+  tracker.task_joined(1, 0, 0);
+  tracker.task_joined(1, 1, 1);  // another attempt: ignored
+  tracker.task_joined(1, 0, 5);  // no such task: ignored
+  CHECK(tracker.process_exited(9) == std::vector<std::size_t>{0, 1});
+  CHECK_FALSE(tracker.all_joined(0));
+  CHECK_FALSE(tracker.all_joined(1));
+  tracker.started(10, {1}, 1);
+  tracker.task_joined(1, 1, 0);
+  tracker.task_joined(1, 1, 1);
+  CHECK(tracker.process_exited(10) == std::vector<std::size_t>{1});
+  CHECK(tracker.all_joined(1));
+}

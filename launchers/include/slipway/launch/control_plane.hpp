@@ -5,8 +5,10 @@
 // `advertise_host`) with a fresh secret. The callbacks run on the server's
 // thread and must not block: on_stop_request when a task or `slipway stop`
 // asks the program to stop (not when the launcher itself announces a
-// stop); on_member_ended when a task's agent leaves (with its exit status)
-// or fails (its connection dropped or its heartbeats stopped).
+// stop); on_member_joined when a task's agent is admitted (as the
+// rendezvous answers its join, so before its command starts);
+// on_member_ended when a task's agent leaves (with its exit status) or
+// fails (its connection dropped or its heartbeats stopped).
 // announce_stop pushes "program stopping" to every task. on_key_changed
 // hears changes of keys under observed_key_prefix (empty: none), on the
 // server's thread too. server() gives the launcher's own operations (tasks
@@ -34,10 +36,16 @@ struct MemberEnded {
   std::string reason;    // when it failed
 };
 
+struct MemberJoined {
+  std::string task;  // "node.replica"
+  std::uint32_t attempt = 0;
+};
+
 struct ControlPlaneOptions {
   std::string bind = "127.0.0.1";
   std::string advertise_host;  // empty: the server's default
   std::function<void(const std::string& reason)> on_stop_request;
+  std::function<void(const MemberJoined&)> on_member_joined;
   std::function<void(const MemberEnded&)> on_member_ended;
   std::string observed_key_prefix;
   std::function<void(const std::string& key)> on_key_changed;

@@ -1,8 +1,7 @@
 // The srun command lines of the Slurm controller: a job step per launch
 // unit (a task, or a colocated group replica) placed on one host of the
 // allocation, or one step for the replicas of a node that share a host
-// (their first launch), and the salloc line that obtains an allocation when `slipway
-// launch` runs outside one.
+// (their first launch). The salloc line is in salloc_arguments.hpp.
 //
 // Contract: pure functions, unit-tested. Steps share the allocation
 // (--exact), never kill their siblings (--kill-on-bad-exit=0), name their
@@ -73,20 +72,5 @@ std::vector<std::string> step_environment(const StepRequest& step);
 // Variables of the controller's environment a step must not inherit
 // (SLIPWAY_REPLICA and SLIPWAY_REPLICA_BASE, from an enclosing program).
 bool step_drops_variable(std::string_view entry);
-
-// salloc arguments for a program run outside an allocation: the user's own
-// srun arguments when given (they describe the allocation; when they say
-// nothing of tasks or CPUs, --ntasks and --cpus-per-task for the program's
-// largest size are added), else one
-// component per distinct (partition, cpus, gpus, mem) shape with as many
-// tasks as its nodes have replicas at most, joined with ':' (a
-// heterogeneous job). Always --no-kill, so a lost host costs only its tasks.
-std::vector<std::string> salloc_arguments(const core::Program& program,
-                                          const std::vector<std::string>& user_srun_args);
-
-// Whether salloc arguments ask for GPUs or any other generic resource
-// (--gres, --gpus*, -G, --cpus-per-gpu, --mem-per-gpu, --tres-*): a job
-// allocated without them holds no GPU.
-bool requests_gres(const std::vector<std::string>& salloc_args);
 
 }  // namespace slipway::launch

@@ -33,12 +33,16 @@ struct SupervisedTaskSpec {
   int max_retries = 0;
 };
 
-// How a task's process ended (mirrors exec::ExitStatus without the dependency).
+// How a task's process ended (mirrors exec::ExitStatus without the
+// dependency). never_started, when set, says how the process ended before
+// the task joined the program (its command never ran): a failure whatever
+// the status, described by that text.
 struct TaskExit {
   bool signaled = false;
   int code = 0;
+  std::string never_started{};
   std::string describe() const;
-  bool success() const { return !signaled && code == 0; }
+  bool success() const { return never_started.empty() && !signaled && code == 0; }
 };
 
 enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped };

@@ -12,6 +12,11 @@
 //   its process exited (process_exited lists the units still attached,
 //   which end with the process's own status). Reports for another attempt
 //   than the one running, or for a unit that already ended, are ignored.
+// - task_joined(unit, attempt, k) records that the unit's k-th task joined
+//   the rendezvous on that attempt; all_joined(unit) says whether every
+//   task of the unit's latest attempt did (kept after the unit ends, until
+//   it is started again). A unit whose process ended before all of its
+//   tasks joined never ran them: its launcher treats that as a failure.
 // - A process whose units have all ended may still run (an srun finishing
 //   its step): drained() says so, and process_exited() forgets it.
 #pragma once
@@ -39,6 +44,10 @@ class UnitTracker {
   std::optional<int> task_left(std::size_t unit, int attempt, int exit_status);
   // Whether the unit was running on that attempt (it has now ended).
   bool task_vanished(std::size_t unit, int attempt);
+  // Task `task` (0-based within the unit) joined on `attempt`; ignored for
+  // another attempt than the running one, or a task out of range.
+  void task_joined(std::size_t unit, int attempt, std::size_t task);
+  bool all_joined(std::size_t unit) const;
   // The units still attached to `pid`, which end now; empty for an unknown pid.
   std::vector<std::size_t> process_exited(pid_t pid);
 
@@ -56,6 +65,7 @@ class UnitTracker {
     int attempt = 0;
     std::size_t left = 0;
     int exit_status = 0;
+    std::vector<bool> joined{};  // per task, on `attempt`
   };
   struct Process {
     std::size_t first_unit = 0;

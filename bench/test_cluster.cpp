@@ -1,0 +1,64 @@
+// The Slurm test cluster a benchmark starts for itself (see test_cluster.hpp).
+#include "test_cluster.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "bench_util.hpp"
+
+namespace slipway::bench {
+
+TestCluster::TestCluster(std::string benchmark, const std::filesystem::path& dir)
+    : benchmark_(std::move(benchmark)),
+      harness_(std::string(SLIPWAY_SOURCE_DIR) + "/tests/cluster/cluster.sh"),
+      dir_(dir / "cluster") {
+  const char* name = benchmark_.c_str();
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "%s: needs root to start the Slurm test cluster (network namespaces)\n", name);
+    status_ = 77;
+    return;
+  }
+  const std::string plugin = std::string(SLIPWAY_BUILD_DIR) + "/spank_plugin/slipway.so";
+  for (const std::string& needed : {harness_, plugin}) {
+    if (access(needed.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "%s: %s is missing: run slipway-bench from a build tree (cmake --build)\n",
+                   name, needed.c_str());
+      status_ = 77;
+      return;
+    }
+  }
+  setenv("SLIPWAY_SPANK_PLUGIN", plugin.c_str(), 1);
+  setenv("SLIPWAY_SPANK_PLUGIN_ARGS", ("slipway_bin=" + sibling_program("slipway")).c_str(), 1);
+  std::filesystem::create_directories(dir_);
+  const std::filesystem::path log = dir_.parent_path() / "cluster-up.log";
+  std::fprintf(stderr, "%s: starting the Slurm test cluster in %s\n", name, dir_.c_str());
+  started_ = true;
+  int rc = std::system(("timeout 180 '" + harness_ + "' up '" + dir_.string() + "' >'" +
+                        log.string() + "' 2>&1")
+                           .c_str());
+  int code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
+  if (code == 0) {
+    setenv("SLURM_CONF", (dir_ / "etc" / "slurm.conf").c_str(), 1);
+    status_ = 0;
+    return;
+  }
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::fprintf(stderr, "%s: the Slurm test cluster did not start (%s up, exit %d):\n%s", name,
+               harness_.c_str(), code, text.str().c_str());
+  status_ = code == 77 ? 77 : 1;
+}
+
+TestCluster::~TestCluster() {
+  if (!started_) return;
+  int rc = std::system(("timeout 120 '" + harness_ + "' down '" + dir_.string() + "' >/dev/null 2>&1").c_str());
+  (void)rc;
+}
+
+}  // namespace slipway::bench
