@@ -55,10 +55,10 @@ const std::vector<Peer>& peers() {
        "it is built only when Open MPI is found: apt-get install libopenmpi-dev openmpi-bin, "
        "rebuild, then cmake --install BUILD --prefix PREFIX"},
       {"salloc", "pmix,slurm", "apt-get install slurm-client"},
-      {"slipway.so", "slurm",
+      {"slipway.so", "pmix,slurm",
        "the SPANK plugin (built when libslurm-dev is installed) is put by cmake --install BUILD in "
        "SLIPWAY_SPANK_PLUGIN_DIR, configured as " SLIPWAY_SPANK_PLUGIN_DIR},
-      {"cluster/cluster.sh", "slurm", "cmake --install BUILD --prefix PREFIX installs the test cluster harness"},
+      {"cluster/cluster.sh", "pmix,slurm", "cmake --install BUILD --prefix PREFIX installs the test cluster harness"},
   };
   return all;
 }

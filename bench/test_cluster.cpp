@@ -10,12 +10,13 @@
 #include <sstream>
 
 #include "bench_util.hpp"
+#include "peers.hpp"
 
 namespace slipway::bench {
 
 TestCluster::TestCluster(std::string benchmark, const std::filesystem::path& dir)
     : benchmark_(std::move(benchmark)),
-      harness_(std::string(SLIPWAY_SOURCE_DIR) + "/tests/cluster/cluster.sh"),
+      harness_(find_peer("cluster/cluster.sh").value_or("")),
       dir_(dir / "cluster") {
   const char* name = benchmark_.c_str();
   if (geteuid() != 0) {
@@ -23,11 +24,10 @@ TestCluster::TestCluster(std::string benchmark, const std::filesystem::path& dir
     status_ = 77;
     return;
   }
-  const std::string plugin = std::string(SLIPWAY_BUILD_DIR) + "/spank_plugin/slipway.so";
-  for (const std::string& needed : {harness_, plugin}) {
-    if (access(needed.c_str(), R_OK) != 0) {
-      std::fprintf(stderr, "%s: %s is missing: run slipway-bench from a build tree (cmake --build)\n",
-                   name, needed.c_str());
+  const std::string plugin = find_peer("slipway.so").value_or("");
+  for (const char* needed : {"cluster/cluster.sh", "slipway.so"}) {
+    if (!find_peer(needed)) {
+      std::fprintf(stderr, "%s: %s\n", name, missing_peer_message(needed).c_str());
       status_ = 77;
       return;
     }
