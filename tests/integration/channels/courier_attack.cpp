@@ -49,7 +49,12 @@ struct Attacker {
     if (ucp_config_read(nullptr, nullptr, &config) != UCS_OK) die("config", UCS_ERR_NO_MEMORY);
     ucp_config_modify(config, "TLS", tls.c_str());
     if (tls.find("tcp") != std::string::npos) ucp_config_modify(config, "NET_DEVICES", "lo");
-    if (tls.find("posix") != std::string::npos) ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
+    if (tls.find("posix") != std::string::npos) {
+      // As courier endpoints are: UCX 1.13's shared-memory transports assume
+      // the peer's FIFO has their own size (docs/channels.md, Known limits).
+      ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
+      ucp_config_modify(config, "MM_FIFO_SIZE", "256");
+    }
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
     params.features = UCP_FEATURE_AM;
