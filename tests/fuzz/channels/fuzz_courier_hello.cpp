@@ -15,20 +15,8 @@
 
 using namespace slipway::channels;
 
-namespace {
-
-Bytes from_hex(std::string_view hex) {
-  Bytes out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<std::byte>(std::stoul(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const ucx::AddressCheck check(from_hex(testing::kAddressFixtures[2].hex));
+  static const ucx::AddressCheck check(testing::from_hex(testing::kAddressFixtures[2].hex));
   const ByteView input(reinterpret_cast<const std::byte*>(data), size);
   auto decoded = wire::decode_hello(input);
   if (!decoded.hello) {

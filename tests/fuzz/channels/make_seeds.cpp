@@ -12,14 +12,6 @@ using namespace slipway::channels;
 
 namespace {
 
-Bytes from_hex(std::string_view hex) {
-  Bytes out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<std::byte>(std::stoul(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
-
 bool write(const std::string& path, ByteView bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
@@ -46,7 +38,7 @@ int main(int argc, char** argv) {
   }
   std::size_t i = 0;
   for (const auto& fixture : testing::kAddressFixtures) {
-    Bytes hello = wire::encode_hello("actor.0", from_hex(fixture.hex));
+    Bytes hello = wire::encode_hello("actor.0", testing::from_hex(fixture.hex));
     if (!write(dir + "/seed-hello-" + std::to_string(i++), hello)) return 1;
   }
   return 0;

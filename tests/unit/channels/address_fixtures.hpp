@@ -2,9 +2,20 @@
 // hex), for the address checker's unit tests and the channels fuzz seeds.
 #pragma once
 
+#include <string>
 #include <string_view>
 
+#include "slipway/channels/bytes.hpp"
+
 namespace slipway::channels::testing {
+
+inline Bytes from_hex(std::string_view hex) {
+  Bytes out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<std::byte>(std::stoul(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
 
 struct AddressFixture {
   std::string_view what;

@@ -19,14 +19,6 @@ using namespace slipway::channels::testing;
 
 namespace {
 
-Bytes from_hex(std::string_view hex) {
-  Bytes out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<std::byte>(std::stoul(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
-
 std::string problem_of(const Bytes& own, const Bytes& peer) {
   return ucx::AddressCheck(own).problem(peer);
 }
