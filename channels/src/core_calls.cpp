@@ -24,16 +24,6 @@ Errc errc_of(wire::RemoteStatus status) {
   return Errc::protocol;
 }
 
-Bytes hello_payload(const std::string& label, const Bytes& address) {
-  std::string_view name(label.data(), std::min<std::size_t>(label.size(), 255));
-  Bytes out;
-  out.reserve(1 + name.size() + address.size());
-  out.push_back(static_cast<std::byte>(name.size()));
-  for (char c : name) out.push_back(static_cast<std::byte>(c));
-  out.insert(out.end(), address.begin(), address.end());
-  return out;
-}
-
 }  // namespace
 
 std::uint64_t EndpointCore::open_peer(std::string label, std::string where,
@@ -124,10 +114,20 @@ bool EndpointCore::connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint6
     connect_peer(peer_id, peer);
     return true;
   } catch (const ChannelError& e) {
-    // The worker at that address cannot be reached (e.g. it exited and its
-    // shared memory is gone): the callee is lost, not the transport.
     peer.failed_address = peer.address;
     peer.failed_at = ProgressLoop::Clock::now();
+    if (e.code() == Errc::protocol) {
+      // Garbage where an address should be (ucx::AddressCheck): refused
+      // before UCX saw it. Later calls wait for a new address.
+      counters_.refused_addresses++;
+      fail(call_id, Errc::protocol,
+           "refusing the address of " + peer.label + " from " + peer.where + ": " + e.what() +
+               "; it was not written by a courier endpoint of this slipway and UCX (check what "
+               "else writes there)");
+      return false;
+    }
+    // The worker at that address cannot be reached (e.g. it exited and its
+    // shared memory is gone): the callee is lost, not the transport.
     fail(call_id, Errc::peer_lost,
          "cannot connect to " + peer.label + " at its published address (" + e.what() +
              "); it may have exited or restarted");
@@ -263,9 +263,12 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
     push(std::move(event));
   });
   peer.generation = generation;
+  // Eager, so that it reaches the callee before the calls that follow it on
+  // this connection (a callee drops requests from senders it has not heard
+  // from); a rendezvous hello would complete after them.
   send_message(*peer.ep, wire::kRequestAm,
                wire::Header{wire::Kind::hello, 0, id_, generation, {}},
-               hello_payload(name_, worker_->address()), 0, false);
+               wire::encode_hello(name_, worker_->address()), 0, false, UCP_AM_SEND_FLAG_EAGER);
 }
 
 void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {

@@ -70,6 +70,10 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   if (!std::getenv("UCX_KEEPALIVE_INTERVAL") && !settings.config.count("KEEPALIVE_INTERVAL")) {
     settings.config["KEEPALIVE_INTERVAL"] = "2s";
   }
+  // Peers' addresses are checked before UCX sees them (ucx/address.hpp),
+  // which needs them to carry their interfaces' own lengths: in unified mode
+  // UCX leaves those out and takes them from this side's interfaces.
+  settings.config["UNIFIED_MODE"] = "n";
   return settings;
 }
 
@@ -110,6 +114,7 @@ EndpointCore::~EndpointCore() {
   // while it is destroyed may still touch it.
   peers_.clear();
   callers_.clear();
+  counters_.callers = 0;
   lingering_.clear();
   worker_->set_am_handler(wire::kRequestAm, nullptr, nullptr);
   worker_->set_am_handler(wire::kReplyAm, nullptr, nullptr);
@@ -149,6 +154,9 @@ EndpointStats EndpointCore::stats() const noexcept {
   out.eager_receives = counters_.eager_receives.load();
   out.rendezvous_receives = counters_.rendezvous_receives.load();
   out.refused = counters_.refused.load();
+  out.callers = counters_.callers.load();
+  out.calls_without_hello = counters_.calls_without_hello.load();
+  out.refused_addresses = counters_.refused_addresses.load();
   return out;
 }
 

@@ -1,14 +1,14 @@
 // Receiving courier messages: the UCX active-message callbacks decode the
-// header, enforce the size bounds before anything is allocated, copy eager
-// payloads or start the zero-copy receive of rendezvous ones, and queue the
-// result as an event. Nothing here throws into UCX.
+// header, drop requests from senders that never said hello, enforce the
+// size bounds before anything is allocated, copy eager payloads or start the
+// zero-copy receive of rendezvous ones, and queue the result as an event.
+// Nothing here throws into UCX.
+#include <cstdio>
+
 #include "endpoint_core.hpp"
 
 namespace slipway::channels::detail {
 namespace {
-
-// Largest hello payload: a label and a worker address.
-constexpr std::size_t kMaxHelloBytes = 64 * 1024;
 
 class ReceiveOperation final : public ucx::Operation {
  public:
@@ -72,6 +72,20 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     event.header = std::move(*decoded.header);
     const auto kind = event.header.kind;
     if (wire::to_callee(kind) != request) return UCS_OK;  // wrong channel: dropped
+    if ((kind == wire::Kind::call || kind == wire::Kind::oneway) &&
+        !announced(event.header.sender)) {
+      // Nowhere to reply and no one to charge: nothing is received or kept.
+      counters_.calls_without_hello++;
+      if (!warned_without_hello_) {
+        warned_without_hello_ = true;
+        std::fprintf(stderr,
+                     "courier endpoint %s: dropping requests from a sender that never said "
+                     "hello (not a courier endpoint of this slipway?); further ones are "
+                     "dropped silently\n",
+                     wire::printable(name_).c_str());
+      }
+      return UCS_OK;
+    }
 
     // A request we refuse is answered with the reason; a reply we refuse
     // fails our call with it. A rendezvous payload not received is dropped.
@@ -84,7 +98,8 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
       return UCS_OK;
     };
 
-    std::size_t limit = kind == wire::Kind::hello ? kMaxHelloBytes : options_.max_message_bytes;
+    std::size_t limit =
+        kind == wire::Kind::hello ? wire::kMaxHelloBytes : options_.max_message_bytes;
     if (length > limit) {
       std::string what = request ? "a request" : "a reply";
       return reject(wire::RemoteStatus::message_too_large,
@@ -93,11 +108,13 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     }
     const bool payload = kind == wire::Kind::call || kind == wire::Kind::oneway ||
                          kind == wire::Kind::reply_ok || kind == wire::Kind::reply_error;
+    const std::uint64_t sender = event.header.sender;
     if (!rndv) {
       if (payload) counters_.eager_receives++;
       event.data.assign(static_cast<const std::byte*>(data),
                         static_cast<const std::byte*>(data) + length);
       push(std::move(event));
+      if (kind == wire::Kind::hello) ++hellos_queued_[sender];
       return UCS_OK;
     }
     if (receiving_bytes_ + length > options_.max_receive_bytes) {
@@ -110,6 +127,9 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     event.data.resize(length);
     auto op = std::make_unique<ReceiveOperation>(this, std::move(event));
     std::byte* buffer = op->buffer();
+    // Its completion queues it (or its failure as a refusal): either way
+    // on_request or on_rejected dequeues it.
+    if (kind == wire::Kind::hello) ++hellos_queued_[sender];
     ucp_request_param_t recv_param{};
     return ucx::track(
         std::move(op), ucx::OperationKind::receive_am_data, recv_param,

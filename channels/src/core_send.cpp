@@ -52,12 +52,17 @@ class SendOperation final : public ucx::Operation {
 }  // namespace
 
 void EndpointCore::send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header,
-                                Bytes payload, std::uint64_t call_id, bool report_success) {
+                                Bytes payload, std::uint64_t call_id, bool report_success,
+                                std::uint32_t am_flags) {
   auto op = std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
                                             call_id, report_success, ep.in_flight_counter());
   ucp_ep_h handle = ep.get();
   const SendOperation& sending = *op;
   ucp_request_param_t param{};
+  if (am_flags != 0) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = am_flags;
+  }
   ucx::track(std::move(op), ucx::OperationKind::send, param,
              [&](const ucp_request_param_t& p) {
                const auto& h = sending.header();

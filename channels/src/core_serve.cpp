@@ -1,5 +1,6 @@
 // The callee side of EndpointCore: callers (their hello tells where replies
-// go), dispatching requests to methods within the bounds, and replies.
+// go; nothing is kept for, and nothing received from, a sender without
+// one), dispatching requests to methods within the bounds, and replies.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -69,7 +70,6 @@ bool Responder::oneway() const noexcept { return state_->oneway; }
 namespace slipway::channels::detail {
 namespace {
 
-constexpr std::size_t kMaxQueuedRepliesPerCaller = 1024;
 constexpr std::size_t kMaxConnectionsPerCaller = 1024;
 constexpr std::size_t kMaxErrorMessageBytes = 16 * 1024;
 
@@ -101,7 +101,13 @@ struct Job {
 
 }  // namespace
 
+void EndpointCore::hello_dequeued(std::uint64_t sender) {
+  auto queued = hellos_queued_.find(sender);
+  if (queued != hellos_queued_.end() && --queued->second == 0) hellos_queued_.erase(queued);
+}
+
 void EndpointCore::on_request(const wire::Header& header, Bytes data) {
+  if (header.kind == wire::Kind::hello) hello_dequeued(header.sender);
   if (stopping_) return;  // shutting down: no new handlers, no new callers
   switch (header.kind) {
     case wire::Kind::hello:
@@ -119,43 +125,60 @@ void EndpointCore::on_request(const wire::Header& header, Bytes data) {
   }
 }
 
-Caller* EndpointCore::caller_for(std::uint64_t sender) {
-  auto it = callers_.find(sender);
-  if (it != callers_.end()) return &it->second;
+void EndpointCore::warn_once(bool& warned, const std::string& message) {
+  if (warned) return;
+  warned = true;
+  std::fprintf(stderr, "courier endpoint %s: %s\n", wire::printable(name_).c_str(),
+               message.c_str());
+}
+
+Caller* EndpointCore::new_caller(std::uint64_t sender) {
   if (callers_.size() >= options_.max_callers) {
-    if (!warned_callers_full_) {
-      warned_callers_full_ = true;
-      std::fprintf(stderr,
-                   "courier endpoint %s: refusing a new caller: %zu callers are connected "
-                   "(max_callers); its calls will time out\n",
-                   name_.c_str(), callers_.size());
-    }
+    warn_once(warned_callers_full_,
+              "refusing a new caller: " + std::to_string(callers_.size()) +
+                  " callers are connected (max_callers); its calls will time out");
     return nullptr;
   }
-  return &callers_[sender];
+  Caller* caller = &callers_[sender];
+  counters_.callers = callers_.size();
+  return caller;
+}
+
+void EndpointCore::forget_caller(std::uint64_t sender) {
+  callers_.erase(sender);
+  counters_.callers = callers_.size();
+}
+
+bool EndpointCore::announced(std::uint64_t sender) const {
+  return callers_.count(sender) > 0 || hellos_queued_.count(sender) > 0;
 }
 
 void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   const std::uint64_t sender = header.sender;
-  if (data.empty()) return;
-  std::size_t label_size = std::to_integer<std::size_t>(data[0]);
-  if (data.size() <= 1 + label_size) return;  // no address: malformed
-  Caller* caller = caller_for(sender);
-  if (!caller) return;
-  if (caller->connections.size() < kMaxConnectionsPerCaller) {
-    caller->connections.insert(header.call_id);
-  }
-  caller->label = to_string(data.subspan(1, label_size));
-  ByteView address = data.subspan(1 + label_size);
-  if (caller->ep && !caller->ep->failed() && ByteView(caller->address).size() == address.size() &&
-      std::equal(address.begin(), address.end(), caller->address.begin())) {
+  auto decoded = wire::decode_hello(data);
+  if (!decoded.hello) {
+    warn_once(warned_bad_hello_, "dropped a malformed hello (" + decoded.error +
+                                     "); further ones are dropped silently");
     return;
   }
-  caller->address = to_bytes(address);
-  linger(std::move(caller->ep));  // an earlier connection of this caller
+  const wire::Hello& hello = *decoded.hello;
+  auto it = callers_.find(sender);
+  Caller* caller = it == callers_.end() ? nullptr : &it->second;
+  if (caller && caller->ep && !caller->ep->failed() &&
+      ByteView(caller->address).size() == hello.address.size() &&
+      std::equal(hello.address.begin(), hello.address.end(), caller->address.begin())) {
+    if (caller->connections.size() < kMaxConnectionsPerCaller) {
+      caller->connections.insert(header.call_id);
+    }
+    return;
+  }
+  // A new caller, or a known one at a new address: connect to it first
+  // (its address is checked there), then keep it.
+  const std::string label = wire::printable(hello.label);
   std::uint64_t generation = ++next_generation_;
+  std::unique_ptr<ucx::Ep> ep;
   try {
-    caller->ep = ucx::Ep::connect(worker_, caller->address, [this, sender, generation](ucs_status_t) {
+    ep = ucx::Ep::connect(worker_, hello.address, [this, sender, generation](ucs_status_t) {
       Event event;
       event.type = Event::Type::caller_failed;
       event.id = sender;
@@ -163,16 +186,23 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
       push(std::move(event));
     });
   } catch (const ChannelError& e) {
-    std::fprintf(stderr, "courier endpoint %s: cannot reply to caller %s: %s\n", name_.c_str(),
-                 caller->label.c_str(), e.what());
-    callers_.erase(sender);
+    if (e.code() == Errc::protocol) counters_.refused_addresses++;
+    std::fprintf(stderr, "courier endpoint %s: refusing caller '%s': cannot reply to it: %s\n",
+                 wire::printable(name_).c_str(), label.c_str(), e.what());
+    if (caller) {
+      linger(std::move(caller->ep));
+      forget_caller(sender);
+    }
     return;
   }
+  if (!caller && !(caller = new_caller(sender))) return;  // ep closes here
+  linger(std::move(caller->ep));  // an earlier connection of this caller
+  caller->label = label;
+  caller->address = to_bytes(hello.address);
+  caller->ep = std::move(ep);
   caller->generation = generation;
-  auto queued = std::move(caller->queued);
-  caller->queued.clear();
-  for (auto& reply : queued) {
-    send_message(*caller->ep, wire::kReplyAm, reply.header, std::move(reply.data), 0, false);
+  if (caller->connections.size() < kMaxConnectionsPerCaller) {
+    caller->connections.insert(header.call_id);
   }
 }
 
@@ -182,24 +212,28 @@ void EndpointCore::on_goodbye(const wire::Header& header) {
   it->second.connections.erase(header.call_id);
   if (it->second.connections.empty()) {
     linger(std::move(it->second.ep));  // replies may still be leaving
-    callers_.erase(it);
+    forget_caller(header.sender);
   }
 }
 
 void EndpointCore::on_caller_failed(std::uint64_t caller, std::uint64_t generation) {
   auto it = callers_.find(caller);
-  if (it != callers_.end() && it->second.generation == generation) callers_.erase(it);
+  if (it != callers_.end() && it->second.generation == generation) forget_caller(caller);
 }
 
 void EndpointCore::on_rejected(const wire::Header& header, wire::RemoteStatus status,
                                std::string message) {
+  if (header.kind == wire::Kind::hello) hello_dequeued(header.sender);
   if (stopping_ || header.kind != wire::Kind::call) return;
-  if (!caller_for(header.sender)) return;
   send_reply(header.sender, header.call_id, wire::Kind::reply_error, status, to_bytes(message));
 }
 
 void EndpointCore::dispatch(const wire::Header& header, Bytes data) {
-  if (!caller_for(header.sender)) return;
+  if (!callers_.count(header.sender)) {
+    // Its hello was refused after the request was received: nowhere to reply.
+    counters_.calls_without_hello++;
+    return;
+  }
   const bool oneway = header.kind == wire::Kind::oneway;
   auto method = methods_.find(header.method);
   if (method == methods_.end()) {
@@ -280,12 +314,7 @@ void EndpointCore::send_reply(std::uint64_t caller_id, std::uint64_t call, wire:
                                                             : std::uint8_t{0},
                       id_, call, {}};
   Caller& caller = it->second;
-  if (!caller.ep) {
-    if (caller.queued.size() < kMaxQueuedRepliesPerCaller) {
-      caller.queued.push_back({std::move(header), std::move(data)});
-    }
-    return;
-  }
+  if (!caller.ep) return;
   send_message(*caller.ep, wire::kReplyAm, header, std::move(data), 0, false);
 }
 

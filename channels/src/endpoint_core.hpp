@@ -90,18 +90,16 @@ struct Call {
   CallDone done;
 };
 
-// Callee side: one remote endpoint that calls us.
+// Callee side: one remote endpoint that calls us. It exists only from a
+// hello whose address passed the worker's AddressCheck and connected, until
+// its last goodbye or its connection fails; requests from a sender without
+// one are dropped unread.
 struct Caller {
-  std::string label;
+  std::string label;                // printable (wire::printable)
   Bytes address;
-  std::unique_ptr<ucx::Ep> ep;      // replies go here; null until its hello
+  std::unique_ptr<ucx::Ep> ep;      // replies go here
   std::uint64_t generation = 0;
   std::unordered_set<std::uint64_t> connections;  // the caller's, from hellos until goodbyes
-  struct QueuedReply {
-    wire::Header header;
-    Bytes data;
-  };
-  std::vector<QueuedReply> queued;  // replies before the hello arrived (bounded)
 };
 
 class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
@@ -186,19 +184,25 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Callee side (core_serve.cpp).
   void on_request(const wire::Header& header, Bytes data);
   void on_hello(const wire::Header& header, ByteView data);
+  // Whether requests from `sender` may be received: it said hello (or its
+  // hello is queued ahead of them).
+  bool announced(std::uint64_t sender) const;
+  void forget_caller(std::uint64_t sender);
+  void hello_dequeued(std::uint64_t sender);
   void on_goodbye(const wire::Header& header);
   void on_rejected(const wire::Header& header, wire::RemoteStatus status, std::string message);
   void on_caller_failed(std::uint64_t caller, std::uint64_t generation);
   void dispatch(const wire::Header& header, Bytes data);
   void send_reply(std::uint64_t caller, std::uint64_t call, wire::Kind kind,
                   wire::RemoteStatus status, Bytes data);
-  Caller* caller_for(std::uint64_t sender);
+  Caller* new_caller(std::uint64_t sender);
+  void warn_once(bool& warned, const std::string& message);
 
   // Sending (core_send.cpp): an active message whose header and payload
   // live until UCX is done (counted in the endpoint's in_flight());
   // `call_id` 0 = not a call.
   void send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header, Bytes payload,
-                    std::uint64_t call_id, bool report_success);
+                    std::uint64_t call_id, bool report_success, std::uint32_t am_flags = 0);
   // Retires `ep`: sends `last` (a goodbye, or a callee's leaving notices)
   // and closes it once nothing of ours is in flight on it (at most
   // kLingerLimit later); a failed one is closed at once.
@@ -220,6 +224,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
     std::atomic<std::uint64_t> eager_receives{0};
     std::atomic<std::uint64_t> rendezvous_receives{0};
     std::atomic<std::uint64_t> refused{0};
+    std::atomic<std::uint64_t> callers{0};
+    std::atomic<std::uint64_t> calls_without_hello{0};
+    std::atomic<std::uint64_t> refused_addresses{0};
   } counters_;
 
   // Owner state.
@@ -229,6 +236,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unordered_map<std::uint64_t, Peer> peers_;
   std::unordered_map<std::uint64_t, Call> calls_;
   std::unordered_map<std::uint64_t, Caller> callers_;
+  // Hellos received and queued as events, not handled yet, per sender.
+  std::unordered_map<std::uint64_t, std::size_t> hellos_queued_;
   std::unordered_map<std::string, std::shared_ptr<AsyncHandler>> methods_;
   std::size_t queued_requests_ = 0;
   // Sends of this endpoint in flight on any UCX endpoint (read by the loop).
@@ -236,6 +245,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::size_t receiving_bytes_ = 0;
   std::uint64_t next_generation_ = 0;
   bool warned_callers_full_ = false;
+  bool warned_without_hello_ = false;
+  bool warned_bad_hello_ = false;
   struct Lingering {
     std::unique_ptr<ucx::Ep> ep;
     ProgressLoop::TimerKey timer;

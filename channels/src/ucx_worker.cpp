@@ -42,6 +42,7 @@ std::shared_ptr<Worker> Worker::create(std::shared_ptr<Context> context) {
   worker->address_.assign(begin, begin + attr.address_length);
   worker->max_am_header_ = attr.max_am_header;
   ucp_worker_release_address(handle, attr.address);
+  worker->address_check_ = std::make_unique<AddressCheck>(worker->address_);
 
   check(ucp_worker_get_efd(handle, &worker->event_fd_), "getting the UCX worker's event fd");
   return worker;

@@ -1,4 +1,5 @@
-// Encoding and bounded decoding of the courier message header.
+// Encoding and bounded decoding of the courier message header and of a
+// hello's data.
 #include "slipway/channels/wire.hpp"
 
 #include <stdexcept>
@@ -100,6 +101,50 @@ Decoded decode(ByteView bytes) {
     return reject("a status on a message that is not an error reply");
   }
   return Decoded{std::move(h), {}};
+}
+
+Bytes encode_hello(std::string_view label, ByteView address) {
+  label = label.substr(0, kMaxLabelBytes);
+  Bytes out;
+  out.reserve(1 + label.size() + address.size());
+  out.push_back(static_cast<std::byte>(label.size()));
+  for (char c : label) out.push_back(static_cast<std::byte>(c));
+  out.insert(out.end(), address.begin(), address.end());
+  return out;
+}
+
+DecodedHello decode_hello(ByteView data) {
+  auto refuse = [](std::string why) { return DecodedHello{std::nullopt, std::move(why)}; };
+  if (data.empty()) return refuse("a hello without data");
+  const std::size_t label_bytes = std::to_integer<std::size_t>(data[0]);
+  if (data.size() < 1 + label_bytes) return refuse("a hello that ends inside its label");
+  ByteView address = data.subspan(1 + label_bytes);
+  if (address.empty()) return refuse("a hello without the caller's address");
+  if (address.size() > ucx::kMaxWorkerAddressBytes) {
+    return refuse("a hello whose address has " + std::to_string(address.size()) +
+                  " bytes (at most " + std::to_string(ucx::kMaxWorkerAddressBytes) + ")");
+  }
+  Hello hello;
+  hello.label = to_string(data.subspan(1, label_bytes));
+  hello.address = address;
+  return DecodedHello{std::move(hello), {}};
+}
+
+std::string printable(std::string_view text) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte > 0x7e || c == '\\') {
+      out += "\\x";
+      out += digits[byte >> 4];
+      out += digits[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace slipway::channels::wire

@@ -163,6 +163,17 @@ def _as_bytes(data):
     return bytes(data)
 
 
+def _c_string(value, what):
+    """`value` (str or bytes) as the bytes of a C string; refuses a NUL,
+    where C would cut it short without a word."""
+    data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    if b"\0" in data:
+        raise CourierError("invalid_argument",
+                           "%s %r contains a NUL character: C strings end there, so it would "
+                           "become %r; remove the NUL" % (what, value, data.split(b"\0")[0]))
+    return data
+
+
 def _timeout_ms(timeout):
     return -1 if timeout is None else max(0, int(timeout * 1000))
 
@@ -228,7 +239,8 @@ class Handle:
 
     def call(self, method, data=b"", timeout=None):
         payload, buffer, error = _as_bytes(data), _Buffer(), _Error()
-        status = self._lib.slipway_call(self._ptr, method.encode(), payload, len(payload),
+        status = self._lib.slipway_call(self._ptr, _c_string(method, "method name"), payload,
+                                        len(payload),
                                         _timeout_ms(timeout), ctypes.byref(buffer),
                                         ctypes.byref(error))
         error.raise_if_failed(status)
@@ -242,8 +254,8 @@ class Handle:
 
     def _start(self, fn, method, data, timeout, oneway):
         payload, error = _as_bytes(data), _Error()
-        pointer = fn(self._ptr, method.encode(), payload, len(payload), _timeout_ms(timeout),
-                     ctypes.byref(error))
+        pointer = fn(self._ptr, _c_string(method, "method name"), payload, len(payload),
+                     _timeout_ms(timeout), ctypes.byref(error))
         if not pointer:
             error.raise_if_failed(error.code or 101)
         return Future(self._lib, pointer, oneway)
@@ -254,7 +266,7 @@ class Handle:
         return lambda data=b"", timeout=None: self.call(method, data, timeout)
 
     def close(self):
-        if self._ptr:
+        if getattr(self, "_ptr", None):
             self._lib.slipway_handle_destroy(self._ptr)
             self._ptr = None
 
@@ -283,7 +295,7 @@ class Endpoint:
         for field, value in (("name", name), ("tls", tls), ("net_devices", net_devices),
                              ("rndv_thresh", rndv_thresh)):
             if value is not None:
-                setattr(options, field, value.encode())
+                setattr(options, field, _c_string(value, field))
         options.max_message_bytes = max_message_bytes
         options.handler_threads = handler_threads
         options.default_timeout_ms = -1 if default_timeout is None else int(default_timeout * 1000)
@@ -322,7 +334,7 @@ class Endpoint:
         callback = _HANDLER(trampoline)
         error = _Error()
         error.raise_if_failed(self._lib.slipway_endpoint_register(
-            self._ptr, method.encode(), callback, None, ctypes.byref(error)))
+            self._ptr, _c_string(method, "method name"), callback, None, ctypes.byref(error)))
         self._handlers.append(callback)
         return fn
 
@@ -334,12 +346,13 @@ class Endpoint:
         """Publishes this endpoint as node.replica (default: this task's)."""
         error = _Error()
         error.raise_if_failed(self._lib.slipway_endpoint_publish(
-            self._ptr, node.encode() if node else None, replica, ctypes.byref(error)))
+            self._ptr, _c_string(node, "node name") if node else None, replica,
+            ctypes.byref(error)))
 
     def resolve(self, node, replica=0):
         error = _Error()
-        pointer = self._lib.slipway_endpoint_resolve(self._ptr, node.encode(), replica,
-                                                     ctypes.byref(error))
+        pointer = self._lib.slipway_endpoint_resolve(self._ptr, _c_string(node, "node name"),
+                                                     replica, ctypes.byref(error))
         if not pointer:
             error.raise_if_failed(error.code or 101)
         return Handle(self, pointer)
@@ -347,14 +360,15 @@ class Endpoint:
     def resolve_all(self, node, timeout=30.0):
         count, error = ctypes.c_uint32(), _Error()
         error.raise_if_failed(self._lib.slipway_endpoint_replicas(
-            self._ptr, node.encode(), _timeout_ms(timeout), ctypes.byref(count),
+            self._ptr, _c_string(node, "node name"), _timeout_ms(timeout), ctypes.byref(count),
             ctypes.byref(error)))
         return [self.resolve(node, r) for r in range(count.value)]
 
     def connect(self, address, label=""):
         error = _Error()
         pointer = self._lib.slipway_endpoint_connect(self._ptr, address, len(address),
-                                                     label.encode(), ctypes.byref(error))
+                                                     _c_string(label, "label"),
+                                                     ctypes.byref(error))
         if not pointer:
             error.raise_if_failed(error.code or 101)
         return Handle(self, pointer)
@@ -369,8 +383,12 @@ class Endpoint:
         self.close()
 
     def close(self):
-        self._closed.set()
-        if self._ptr:
+        # Also reached from __del__ of an Endpoint whose __init__ failed
+        # part-way: only what was made is undone.
+        closed = getattr(self, "_closed", None)
+        if closed is not None:
+            closed.set()
+        if getattr(self, "_ptr", None):
             self._lib.slipway_endpoint_destroy(self._ptr)
             self._ptr = None
 

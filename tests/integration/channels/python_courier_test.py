@@ -3,6 +3,7 @@ call from Python over real UCX on loopback; errors, futures, one-way sends,
 large payloads and a restarted callee, through explicit addresses and through
 a real rendezvous (when SLIPWAY_RDZV is given). Run by ctest with
 /usr/bin/python3; exits non-zero on the first failed check."""
+import gc
 import os
 import sys
 import threading
@@ -61,9 +62,30 @@ for tls in ("tcp", "posix,cma"):
     check("KeyError" in e.remote_message, "remote message carries the exception type")
     expect_error("no_such_method", handle.call, "missing", contains="no method 'missing'")
     expect_error("timeout", handle.call, "echo", b"x", 0.0)
+    # A NUL would cut the name short in C ("echo\0evil" would call "echo").
+    for start in (handle.call, handle.call_async, handle.send):
+        expect_error("invalid_argument", start, "echo\0evil", b"x", contains="NUL")
+    expect_error("invalid_argument", server.register, "bad\0name", echo, contains="NUL")
+    expect_error("invalid_argument", client.connect, server.address, "a\0b", contains="NUL")
     client.close()
     expect_error("closed", handle.call, "echo", b"x")
     server.close()
+
+# An Endpoint() that fails leaves nothing for __del__ to trip over (Python
+# reports errors in __del__ through sys.unraisablehook).
+unraisable = []
+sys.unraisablehook = unraisable.append
+try:
+    courier.Endpoint(tls="no_such_transport", directory="none")
+    check(False, "an Endpoint with an unknown transport fails")
+except courier.CourierError as e:
+    check(e.code in ("transport", "invalid_argument"),
+          f"an Endpoint with an unknown transport fails ({e})")
+expect_error("invalid_argument", courier.Endpoint, "name\0x", contains="NUL")
+gc.collect()
+check(not unraisable, "no error from __del__ of a failed Endpoint (%s)" %
+      [str(u.exc_value) for u in unraisable])
+sys.unraisablehook = sys.__unraisablehook__
 
 # The progress settings reach the C++ endpoint: every mode gives the same
 # answers (docs/channels.md, "Progress and threads").

@@ -3,41 +3,13 @@
 // and a callee whose task fails in the rendezvous being treated as gone.
 #include <mutex>
 
-#include "slipway/channels/rendezvous_directory.hpp"
-#include "slipway/rendezvous/server.hpp"
-#include "slipway/rendezvous/token.hpp"
+#include "rendezvous_program.hpp"
 #include "transports.hpp"
 
 using namespace slipway;
 using namespace slipway::channels;
 using namespace slipway::channels::testing;
 using namespace std::chrono_literals;
-
-namespace {
-
-struct Program {
-  std::string token = rendezvous::generate_token();
-  rendezvous::Server server{[this] {
-    rendezvous::ServerOptions options;
-    options.token = token;
-    options.heartbeat_interval = 200ms;
-    return options;
-  }()};
-  Program() { server.start(); }
-
-  std::shared_ptr<RendezvousDirectory> directory() {
-    return std::make_shared<RendezvousDirectory>(
-        rendezvous::Client::connect_observer(server.endpoint(), token));
-  }
-  // What a task agent is: a member node.replica.
-  std::unique_ptr<rendezvous::Client> agent(const std::string& node, std::uint32_t replica,
-                                            std::uint32_t attempt) {
-    return rendezvous::Client::connect(server.endpoint(), token,
-                                       rendezvous::Identity{node, replica, attempt, {}, 0});
-  }
-};
-
-}  // namespace
 
 TEST_CASE("channels: endpoints publish and resolve through the rendezvous", "[channels][rendezvous]") {
   Program program;

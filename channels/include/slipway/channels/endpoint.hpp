@@ -75,6 +75,9 @@ struct EndpointStats {
   std::uint64_t eager_receives = 0;       // payloads that arrived with their message
   std::uint64_t rendezvous_receives = 0;  // payloads fetched by UCX's rendezvous protocol
   std::uint64_t refused = 0;              // requests or replies refused (size, load)
+  std::uint64_t callers = 0;              // caller endpoints known now (said hello, not gone)
+  std::uint64_t calls_without_hello = 0;  // requests dropped: their sender never said hello
+  std::uint64_t refused_addresses = 0;    // peers' worker addresses refused before UCX saw them
 };
 
 // Runs on a handler thread; returns the reply, or throws to fail the call.

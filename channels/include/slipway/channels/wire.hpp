@@ -6,9 +6,15 @@
 //   u16 magic 0x5357 ("SW") | u8 version | u8 kind | u8 status | u8 0 |
 //   u16 method length | u64 sender endpoint id | u64 call id | method bytes
 //
+// A hello's data (the caller's connection to the callee starts with it):
+//   u8 label length | label | the caller's UCX worker address
+//
 // Contract: decode() accepts exactly what encode() produces and rejects
 // anything else with a reason, never reading past `bytes` and never
-// allocating more than kMaxMethodBytes for the method name.
+// allocating more than kMaxMethodBytes for the method name. decode_hello()
+// likewise for encode_hello(), with the address at most
+// ucx::kMaxWorkerAddressBytes (the address itself is checked by
+// ucx::AddressCheck before UCX sees it).
 #pragma once
 
 #include <array>
@@ -16,8 +22,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "slipway/channels/bytes.hpp"
+#include "slipway/channels/ucx/address.hpp"
 
 namespace slipway::channels::wire {
 
@@ -78,6 +86,27 @@ struct Decoded {
 };
 
 Decoded decode(ByteView bytes);
+
+inline constexpr std::size_t kMaxLabelBytes = 255;
+inline constexpr std::size_t kMaxHelloBytes = 1 + kMaxLabelBytes + ucx::kMaxWorkerAddressBytes;
+
+struct Hello {
+  std::string label;  // the caller's name, for messages
+  ByteView address;   // into the decoded bytes
+};
+
+struct DecodedHello {
+  std::optional<Hello> hello;
+  std::string error;  // set iff !hello
+};
+
+// `label` is cut to kMaxLabelBytes.
+Bytes encode_hello(std::string_view label, ByteView address);
+DecodedHello decode_hello(ByteView data);
+
+// Text a peer sent, fit for one log line: control bytes, backslashes and
+// bytes above 0x7e are written as \xNN.
+std::string printable(std::string_view text);
 
 bool valid_kind(std::uint8_t kind);
 bool valid_remote_status(std::uint8_t status);

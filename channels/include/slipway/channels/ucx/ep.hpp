@@ -28,7 +28,9 @@ class Ep {
  public:
   using ErrorCallback = std::function<void(ucs_status_t status)>;
 
-  // Throws ChannelError when UCX refuses the address (e.g. no common transport).
+  // Throws ChannelError: Errc::protocol when the address fails the
+  // worker's AddressCheck (UCX never sees it), a UCX error when UCX refuses
+  // it (e.g. no common transport).
   static std::unique_ptr<Ep> connect(std::shared_ptr<Worker> worker, ByteView remote_address,
                                      ErrorCallback on_error);
   ~Ep();

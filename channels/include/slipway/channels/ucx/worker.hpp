@@ -7,7 +7,9 @@
 // every UCX callback of this worker runs on the owner from progress().
 //
 // Contract: the worker keeps its context alive; endpoints keep their worker
-// alive. The worker's address is queried once at creation. Endpoint closes
+// alive. The worker's address is queried once at creation; create() throws
+// ChannelError when it is not one AddressCheck understands (then peers'
+// addresses could not be checked either). Endpoint closes
 // started by start_close() finish during later progress(); closing() counts
 // those not finished, so the owner can drain them before the worker goes.
 #pragma once
@@ -18,6 +20,7 @@
 #include <memory>
 
 #include "slipway/channels/bytes.hpp"
+#include "slipway/channels/ucx/address.hpp"
 #include "slipway/channels/ucx/context.hpp"
 #include "slipway/channels/ucx/request.hpp"
 
@@ -33,6 +36,9 @@ class Worker {
   ucp_worker_h get() const noexcept { return handle_; }
   // The worker's address, as peers pass it to Ep::connect.
   const Bytes& address() const noexcept { return address_; }
+  // What a peer's address must pass before this worker connects to it
+  // (built from address(); Ep::connect applies it).
+  const AddressCheck& address_check() const noexcept { return *address_check_; }
   // The largest active-message header ucp_am_send_nbx accepts.
   std::size_t max_am_header() const noexcept { return max_am_header_; }
   // The fd to wait on (epoll) after arm() returned true.
@@ -59,6 +65,7 @@ class Worker {
   std::shared_ptr<Context> context_;
   ucp_worker_h handle_;
   Bytes address_;
+  std::unique_ptr<AddressCheck> address_check_;
   std::size_t max_am_header_ = 0;
   int event_fd_ = -1;
   std::size_t closing_ = 0;

@@ -1,0 +1,188 @@
+// Hostile peers against courier endpoints in this process, over real UCX on
+// loopback: slipway-courier-attack (courier_attack.cpp, its own process,
+// raw UCX) sends hellos whose caller address is garbage and calls from
+// senders that never said hello; a token holder publishes garbage as a
+// callee's address in the rendezvous. Each is refused; the endpoint (this
+// process) lives on, keeps nothing for the attacker and serves real peers.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "rendezvous_program.hpp"
+#include "transports.hpp"
+
+extern char** environ;
+
+using namespace slipway;
+using namespace slipway::channels;
+using namespace slipway::channels::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string hex(ByteView bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::byte b : bytes) {
+    out += digits[std::to_integer<unsigned>(b) >> 4];
+    out += digits[std::to_integer<unsigned>(b) & 0xf];
+  }
+  return out;
+}
+
+// Runs slipway-courier-attack with `args`; its exit status.
+int run_attack(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_strings{SLIPWAY_COURIER_ATTACK};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Waits (up to a generous limit) for what the endpoint's progress thread
+// does after the attacker's messages arrived.
+template <typename Predicate>
+bool eventually(Predicate predicate) {
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+Bytes random_bytes(std::size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  Bytes out(size);
+  for (auto& b : out) b = static_cast<std::byte>(random() & 0xff);
+  return out;
+}
+
+// Addresses UCX 1.13 would abort on or read past: random bytes (one byte's
+// low nibble is the format version; only 0 and 1 exist), a real address
+// cut short, with a byte too many, or of an unknown version.
+std::vector<Bytes> garbage_addresses(const Bytes& real) {
+  std::vector<Bytes> out;
+  for (unsigned seed = 1; seed <= 4; ++seed) out.push_back(random_bytes(1, seed));
+  out.push_back(Bytes{std::byte{0x5a}});
+  out.push_back(random_bytes(64, 5));
+  out.push_back(Bytes(real.begin(), real.begin() + static_cast<std::ptrdiff_t>(real.size() / 2)));
+  Bytes longer = real;
+  longer.push_back(std::byte{0x80});
+  out.push_back(longer);
+  Bytes version = real;
+  version[0] |= std::byte{0x0f};
+  out.push_back(version);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("channels: a hello whose caller address is garbage is refused and the callee lives",
+          "[channels][attack]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  Endpoint callee(options_for(tls, "callee.0"));
+  callee.register_method("echo", [](ByteView r) { return to_bytes(r); });
+  const auto garbage = garbage_addresses(callee.address());
+  for (const auto& address : garbage) {
+    INFO("caller address " << hex(address));
+    CHECK(run_attack({"hello", hex(callee.address()), tls, hex(address)}) == 0);
+  }
+  CHECK(eventually([&] { return callee.stats().refused_addresses == garbage.size(); }));
+  CHECK(callee.stats().callers == 0);
+
+  Endpoint client(options_for(tls, "client"));
+  Handle handle = client.connect(callee.address(), "callee.0");
+  CHECK(to_string(handle.call("echo", to_bytes("still here"))) == "still here");
+  CHECK(callee.stats().callers == 1);
+}
+
+TEST_CASE("channels: calls from senders that never said hello are dropped unread, nothing kept",
+          "[channels][attack]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  Endpoint callee(options_for(tls, "callee.0"));
+  std::atomic<int> handled{0};
+  callee.register_method("echo", [&](ByteView r) {
+    ++handled;
+    return to_bytes(r);
+  });
+  const std::size_t resident_before = resident_bytes();
+  // 8,192 calls of 64 KiB from 8 made-up senders: 512 MiB, which the
+  // callee once kept as replies queued for callers that never came.
+  REQUIRE(run_attack({"calls", hex(callee.address()), tls, "8", "8192", "65536"}) == 0);
+  CHECK(eventually([&] { return callee.stats().calls_without_hello == 8192; }));
+  const auto stats = callee.stats();
+  CHECK(stats.requests_received == 0);
+  CHECK(handled == 0);
+  CHECK(stats.callers == 0);
+  CHECK(stats.eager_receives == 0);
+  CHECK(stats.rendezvous_receives == 0);
+  const std::size_t resident_after = resident_bytes();
+  INFO("resident " << resident_before << " -> " << resident_after << " bytes");
+  CHECK(resident_after < resident_before + (64u << 20));
+
+  Endpoint client(options_for(tls, "client"));
+  Handle handle = client.connect(callee.address(), "callee.0");
+  CHECK(handle.call("echo", pattern(64 * 1024)) == pattern(64 * 1024));
+  CHECK(callee.stats().requests_received == 1);
+}
+
+TEST_CASE("channels: a garbage address published in the rendezvous fails calls, never the caller",
+          "[channels][attack]") {
+  Program program;
+  Endpoint learner(options_for("tcp", "learner.0"), program.directory());
+  learner.register_method("step", [](ByteView) { return to_bytes("7"); });
+  Endpoint actor(options_for("tcp", "actor.0"), program.directory());
+  Handle handle = actor.resolve("learner");
+  // Anyone with the program's token can write the key.
+  auto writer = rendezvous::Client::connect_observer(program.server.endpoint(), program.token);
+  const auto garbage = garbage_addresses(learner.address());
+  for (const auto& address : garbage) {
+    INFO("published " << hex(address));
+    writer->put("ucx/learner/0", to_string(address), rendezvous::Scope::program);
+    // The handle sees the new value through its watch; until then a call
+    // may still meet the previous garbage, which fails the same way.
+    try {
+      handle.call("step", {}, 20s);
+      FAIL("a call to a garbage address succeeded");
+    } catch (const ChannelError& e) {
+      CHECK(e.code() == Errc::protocol);
+      CHECK_THAT(e.what(), Catch::Contains("learner.0") &&
+                               Catch::Contains("rendezvous key ucx/learner/0") &&
+                               Catch::Contains("not a valid UCX worker address"));
+    }
+  }
+  CHECK(actor.stats().refused_addresses >= 1);
+
+  // The real learner publishes: the same handle follows it.
+  learner.publish("learner", 0);
+  CHECK(to_string(handle.call("step", {}, 20s)) == "7");
+
+  // An explicitly given garbage address fails its calls the same way.
+  Handle explicit_handle = actor.connect(garbage.front(), "bad.0");
+  try {
+    explicit_handle.call("step", {}, 20s);
+    FAIL("a call to a garbage address succeeded");
+  } catch (const ChannelError& e) {
+    CHECK(e.code() == Errc::protocol);
+    CHECK_THAT(e.what(), Catch::Contains("an address given to connect()"));
+  }
+}
