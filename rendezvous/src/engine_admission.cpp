@@ -52,19 +52,23 @@ bool Engine::State::admit(ConnId id, const std::string& peer, TimePoint now) {
     }
     return false;
   }
-  auto [it, inserted] = conns.try_emplace(id, id, peer, address, l.max_unauthenticated_frame_bytes, now);
+  auto [it, inserted] = conns.try_emplace(id, id, peer, l.max_unauthenticated_frame_bytes, now);
   if (!inserted) return false;
   ++unauthenticated;
-  ++unauthenticated_by_address[std::move(address)];
+  auto& count = *unauthenticated_by_address.try_emplace(std::move(address), 0).first;
+  ++count.second;
+  it->second.address_count = &count;
   auth_deadlines.emplace_back(now + std::chrono::milliseconds(l.auth_timeout_ms), id);
   return true;
 }
 
 void Engine::State::forget_unauthenticated(Conn& c) {
-  if (c.phase != Conn::Phase::hello) return;
+  if (c.phase != Conn::Phase::hello || !c.address_count) return;
   --unauthenticated;
-  auto it = unauthenticated_by_address.find(c.address);
-  if (it != unauthenticated_by_address.end() && --it->second == 0) unauthenticated_by_address.erase(it);
+  if (--c.address_count->second == 0) {
+    unauthenticated_by_address.erase(unauthenticated_by_address.find(c.address_count->first));
+  }
+  c.address_count = nullptr;
 }
 
 void Engine::State::authenticated(Conn& c) {

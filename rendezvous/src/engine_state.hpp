@@ -48,14 +48,14 @@ struct Subscription {
 struct Conn {
   enum class Phase { hello, member, observer };
 
-  Conn(ConnId conn_id, std::string peer_name, std::string peer_address, std::uint32_t max_frame,
-       TimePoint now)
-      : id(conn_id), peer(std::move(peer_name)), address(std::move(peer_address)), reader(max_frame),
-        opened(now), last_seen(now) {}
+  Conn(ConnId conn_id, std::string peer_name, std::uint32_t max_frame, TimePoint now)
+      : id(conn_id), peer(std::move(peer_name)), reader(max_frame), opened(now), last_seen(now) {}
 
   ConnId id;
   std::string peer;
-  std::string address;  // peer without its port: what unauthenticated connections are counted by
+  // While unauthenticated: its peer address's entry in
+  // Engine::State::unauthenticated_by_address (elements do not move).
+  std::pair<const std::string, std::uint32_t>* address_count = nullptr;
   wire::FrameReader reader;
   Phase phase = Phase::hello;
   wire::Nonce server_nonce{};
