@@ -3,10 +3,11 @@
 // Every handler ends with the same epilogue: flush the connections that got
 // output, forget the dead ones, re-arm the deadline timer. Nothing here calls
 // back into the engine from inside an engine callback: a connection whose
-// queue overflows is only marked, and reported after the engine returns.
+// queue overflows is only marked, and reported after the engine returns; a
+// paused connection whose output drained is resumed after the flush.
 #include "asio_transport.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -24,9 +25,9 @@ constexpr int kReadsPerTurn = 16;
 
 }  // namespace
 
-AsioTransport::AsioTransport(asio::io_context& io, std::uint64_t max_outbound_bytes)
-    : io_(io), timer_(io), accept_backoff_(io), max_outbound_bytes_(max_outbound_bytes),
-      read_buffer_(kReadBuffer) {}
+AsioTransport::AsioTransport(asio::io_context& io, const Limits& limits)
+    : io_(io), timer_(io), accept_backoff_(io), max_outbound_bytes_(limits.max_outbound_bytes),
+      backlog_bytes_(std::max<std::uint64_t>(1, limits.backlog_bytes)), read_buffer_(kReadBuffer) {}
 
 AsioTransport::~AsioTransport() = default;
 
@@ -45,7 +46,7 @@ void AsioTransport::accept_next() {
     if (shut_ || ec == asio::error::operation_aborted) return;
     if (ec) {
       // Typically EMFILE: back off instead of spinning on a full table.
-      spdlog::warn("rendezvous: accept failed: {} (raise `ulimit -n`?)", ec.message());
+      rdzv_log()->warn("rendezvous: accept failed: {} (raise `ulimit -n`?)", ec.message());
       accept_backoff_.expires_after(std::chrono::milliseconds(100));
       accept_backoff_.async_wait([this](const asio::error_code& e) {
         if (!e && !shut_) accept_next();
@@ -62,21 +63,45 @@ void AsioTransport::accept_next() {
     if (!engine_->connected(id, peer, SteadyClock::now())) {
       drop(id, c, false);
     } else {
-      c.socket.async_wait(asio::socket_base::wait_read,
-                          [this, id](const asio::error_code& e) { on_readable(id, e); });
+      wait_readable(id, c);
+    }
+    // Too many connections wait for their Hello: leave the next ones in the
+    // listen backlog until some authenticate or time out (after_engine_call).
+    if (engine_->accepting()) {
+      accept_next();
+    } else {
+      accept_paused_ = true;
     }
     after_engine_call();
-    accept_next();
+  });
+}
+
+void AsioTransport::wait_readable(ConnId id, Connection& c) {
+  if (c.waiting_read) return;
+  c.waiting_read = true;
+  c.socket.async_wait(asio::socket_base::wait_read, [this, id](const asio::error_code& ec) {
+    if (shut_ || ec == asio::error::operation_aborted) return;
+    Connection* conn = find(id);
+    if (!conn) return;
+    conn->waiting_read = false;
+    on_readable(id);
   });
 }
 
 // Reads what is there into the shared buffer and hands it to the engine.
 // Asio's reactor is edge-triggered: keep reading until a short read (the
 // socket was drained) before waiting again, or continue in a posted turn.
-void AsioTransport::on_readable(ConnId id, const asio::error_code& ec) {
-  if (shut_ || ec == asio::error::operation_aborted) return;
+//
+// A connection whose output reached backlog_bytes is not read (its peer's
+// requests wait in the socket and in the engine) until resume_drained().
+void AsioTransport::on_readable(ConnId id) {
+  if (shut_) return;
   Connection* c = find(id);
-  if (!c || c->closing) return;
+  if (!c || c->closing || c->read_paused) return;
+  if (c->out_bytes >= backlog_bytes_) {
+    c->read_paused = true;
+    return;
+  }
   const int fd = c->socket.native_handle();
   for (int round = 0;; ++round) {
     const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), MSG_DONTWAIT);
@@ -84,21 +109,23 @@ void AsioTransport::on_readable(ConnId id, const asio::error_code& ec) {
       engine_->received(id, std::span(read_buffer_.data(), static_cast<std::size_t>(n)), SteadyClock::now());
       c = find(id);
       if (!c || c->closing) break;
+      if (c->out_bytes >= backlog_bytes_) {
+        c->read_paused = true;
+        break;
+      }
       if (static_cast<std::size_t>(n) < read_buffer_.size()) {
-        c->socket.async_wait(asio::socket_base::wait_read,
-                             [this, id](const asio::error_code& e) { on_readable(id, e); });
+        wait_readable(id, *c);
         break;
       }
       if (round + 1 >= kReadsPerTurn) {
-        asio::post(io_, [this, id] { on_readable(id, {}); });
+        asio::post(io_, [this, id] { on_readable(id); });
         break;
       }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      c->socket.async_wait(asio::socket_base::wait_read,
-                           [this, id](const asio::error_code& e) { on_readable(id, e); });
+      wait_readable(id, *c);
       break;
     }
     drop(id, *c, true);  // EOF or error
@@ -114,40 +141,54 @@ AsioTransport::Chunk& AsioTransport::tail_for_append(Connection& c) {
   return c.out.emplace_back();
 }
 
+// Counts `bytes` more output for `c`, or refuses them (and marks it to be
+// dropped) when its queue would pass max_outbound_bytes: checked before
+// anything is queued, so no connection ever holds more.
+bool AsioTransport::queue(ConnId id, Connection& c, std::size_t bytes) {
+  if (!c.overflowed && c.out_bytes + bytes > max_outbound_bytes_) c.overflowed = true;
+  if (c.overflowed) {
+    mark_dirty(id, c);
+    return false;
+  }
+  c.out_bytes += bytes;
+  peak_queued_ = std::max(peak_queued_, c.out_bytes);
+  return true;
+}
+
+void AsioTransport::mark_dirty(ConnId id, Connection& c) {
+  if (c.dirty) return;
+  c.dirty = true;
+  dirty_.push_back(id);
+}
+
+bool AsioTransport::backlogged(ConnId id) {
+  const Connection* c = find(id);
+  return c && c->out_bytes >= backlog_bytes_;
+}
+
 void AsioTransport::send(ConnId id, std::string_view frames) {
   Connection* c = find(id);
-  if (!c || c->closing) return;
+  if (!c || c->closing || !queue(id, *c, frames.size())) return;
   tail_for_append(*c).owned.append(frames);
-  c->out_bytes += frames.size();
-  if (!c->dirty) {
-    c->dirty = true;
-    dirty_.push_back(id);
-  }
+  mark_dirty(id, *c);
 }
 
 void AsioTransport::send_shared(ConnId id, std::string_view prefix,
                                 std::shared_ptr<const std::string> body) {
   Connection* c = find(id);
-  if (!c || c->closing) return;
+  if (!c || c->closing || !queue(id, *c, prefix.size() + body->size())) return;
   if (!prefix.empty()) tail_for_append(*c).owned.append(prefix);
-  c->out_bytes += prefix.size() + body->size();
   Chunk chunk;
   chunk.shared = std::move(body);
   c->out.push_back(std::move(chunk));
-  if (!c->dirty) {
-    c->dirty = true;
-    dirty_.push_back(id);
-  }
+  mark_dirty(id, *c);
 }
 
 void AsioTransport::close(ConnId id) {
   Connection* c = find(id);
   if (!c || c->closing) return;
   c->closing = true;
-  if (!c->dirty) {
-    c->dirty = true;
-    dirty_.push_back(id);
-  }
+  mark_dirty(id, *c);
 }
 
 void AsioTransport::flush_dirty() {
@@ -158,10 +199,11 @@ void AsioTransport::flush_dirty() {
       Connection* c = find(id);
       if (!c) continue;
       c->dirty = false;
-      if (!c->closing && c->out_bytes > max_outbound_bytes_) {
-        spdlog::warn("rendezvous: dropping a connection that does not read: {} bytes queued "
-                     "(Limits::max_outbound_bytes)",
-                     c->out_bytes);
+      if (!c->closing && c->overflowed) {
+        rdzv_log()->warn("rendezvous: dropping a connection that does not read: {} bytes queued, "
+                         "more would pass Limits::max_outbound_bytes = {}",
+                         c->out_bytes, max_outbound_bytes_);
+        ++dropped_slow_readers_;
         drop(id, *c, true);
         continue;
       }
@@ -224,6 +266,10 @@ void AsioTransport::flush(ConnId id, Connection& c) {
   c.out.clear();
   c.out_head = 0;
   c.out_offset = 0;
+  if (c.read_paused && !c.resume_due && !c.closing) {
+    c.resume_due = true;
+    resume_.push_back(id);
+  }
   if (c.closing) {
     asio::error_code ignored;
     c.socket.shutdown(asio::socket_base::shutdown_send, ignored);
@@ -259,10 +305,53 @@ void AsioTransport::rearm_timer() {
   });
 }
 
+// Paused connections whose output has drained: the engine serves what it
+// held, then they are read again (or pause again).
+void AsioTransport::resume_drained() {
+  while (!resume_.empty()) {
+    std::vector<ConnId> batch;
+    batch.swap(resume_);
+    for (ConnId id : batch) {
+      Connection* c = find(id);
+      if (!c) continue;
+      c->resume_due = false;
+      if (c->closing || !c->read_paused || c->out_bytes >= backlog_bytes_) continue;
+      c->read_paused = false;
+      engine_->resume(id, SteadyClock::now());
+      c = find(id);
+      if (!c || c->closing) continue;
+      if (c->out_bytes >= backlog_bytes_) {
+        c->read_paused = true;
+      } else {
+        asio::post(io_, [this, id] { on_readable(id); });
+      }
+    }
+    flush_dirty();
+  }
+}
+
 void AsioTransport::after_engine_call() {
   flush_dirty();
+  resume_drained();
+  if (accept_paused_ && !shut_ && engine_->accepting()) {
+    accept_paused_ = false;
+    accept_next();
+  }
   reap();
   rearm_timer();
+}
+
+TransportStats AsioTransport::stats() const {
+  TransportStats st;
+  for (const auto& [id, c] : conns_) {
+    if (c->dead) continue;
+    ++st.connections;
+    st.queued_bytes += c->out_bytes;
+    if (c->read_paused) ++st.paused_connections;
+  }
+  st.peak_queued_bytes = peak_queued_;
+  st.dropped_slow_readers = dropped_slow_readers_;
+  return st;
 }
 
 void AsioTransport::shutdown() {

@@ -2,6 +2,13 @@
 // reads go through one shared buffer (readiness waits, then non-blocking
 // reads), so an idle connection costs no read buffer; writes are queued per
 // connection, coalesced, and flushed with one sendmsg per handler batch.
+//
+// Bounds: a connection with Limits::backlog_bytes of output queued is not
+// read from (its peer's requests wait, Engine::resume) until the peer has
+// taken it all; one whose queue would pass max_outbound_bytes (events to a
+// subscriber that never reads) is dropped before anything more is queued.
+// While the engine has max_unauthenticated connections waiting for their
+// Hello, nothing more is accepted (new connections wait in the backlog).
 #pragma once
 
 #include <asio.hpp>
@@ -11,12 +18,13 @@
 #include <vector>
 
 #include "slipway/rendezvous/engine.hpp"
+#include "slipway/rendezvous/server.hpp"
 
 namespace slipway::rendezvous {
 
 class AsioTransport : public Transport {
  public:
-  AsioTransport(asio::io_context& io, std::uint64_t max_outbound_bytes);
+  AsioTransport(asio::io_context& io, const Limits& limits);
   ~AsioTransport() override;
 
   void attach(Engine& engine) { engine_ = &engine; }
@@ -32,6 +40,9 @@ class AsioTransport : public Transport {
   void send_shared(ConnId conn, std::string_view prefix,
                    std::shared_ptr<const std::string> body) override;
   void close(ConnId conn) override;
+  bool backlogged(ConnId conn) override;
+
+  TransportStats stats() const;
 
  private:
   struct Chunk {
@@ -49,12 +60,20 @@ class AsioTransport : public Transport {
     std::uint64_t out_bytes = 0;
     bool dirty = false;
     bool waiting_write = false;
+    bool waiting_read = false;  // an async_wait for readability is pending
+    bool read_paused = false;   // backlogged: not read until its output is drained
+    bool resume_due = false;    // drained while paused: in resume_
+    bool overflowed = false;    // output would pass max_outbound_bytes: to be dropped
     bool closing = false;  // the engine closed it: flush, then close
     bool dead = false;     // gone; erased at the end of the handler
   };
 
   void accept_next();
-  void on_readable(ConnId id, const asio::error_code& ec);
+  void wait_readable(ConnId id, Connection& c);
+  void on_readable(ConnId id);
+  bool queue(ConnId id, Connection& c, std::size_t bytes);
+  void mark_dirty(ConnId id, Connection& c);
+  void resume_drained();
   void flush(ConnId id, Connection& c);
   void flush_dirty();
   void drop(ConnId id, Connection& c, bool tell_engine);
@@ -71,10 +90,15 @@ class AsioTransport : public Transport {
   asio::steady_timer accept_backoff_;
   TimePoint armed_ = TimePoint::max();
   std::uint64_t max_outbound_bytes_;
+  std::uint64_t backlog_bytes_;
+  bool accept_paused_ = false;  // the engine is not accepting: accept_next() when it is
+  std::uint64_t peak_queued_ = 0;
+  std::uint64_t dropped_slow_readers_ = 0;
   ConnId next_id_ = 1;
   std::unordered_map<ConnId, std::unique_ptr<Connection>> conns_;
   std::vector<ConnId> dirty_;
   std::vector<ConnId> dead_;
+  std::vector<ConnId> resume_;
   std::vector<std::uint8_t> read_buffer_;
   bool shut_ = false;
 };

@@ -3,7 +3,7 @@
 #include "slipway/rendezvous/client.hpp"
 
 #include <pthread.h>
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -79,7 +79,7 @@ void Client::Impl::event_loop() {
       try {
         cb(e);
       } catch (const std::exception& ex) {
-        spdlog::error("rendezvous: an event callback threw: {}", ex.what());
+        rdzv_log()->error("rendezvous: an event callback threw: {}", ex.what());
       }
     }
   }

@@ -1,6 +1,6 @@
 // The engine's entry points: connection lifecycle, frame dispatch, deadlines
 // and the launcher's in-process operations.
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 namespace slipway::rendezvous {
 
 std::string Conn::describe() const {
-  if (member) return member->record.identity.name() + " (" + peer + ")";
+  if (member) return printable(member->record.identity.name()) + " (" + peer + ")";
   return peer;
 }
 
@@ -67,15 +67,8 @@ Engine::~Engine() = default;
 
 bool Engine::connected(ConnId conn, std::string peer, TimePoint now) {
   State& s = *state_;
-  if (s.conns.size() >= s.options.limits.max_connections) {
-    spdlog::warn("rendezvous: refusing connection from {}: {} connections open (Limits::max_connections)",
-                 peer, s.conns.size());
-    return false;
-  }
-  auto [it, inserted] = s.conns.try_emplace(
-      conn, conn, std::move(peer), s.options.limits.max_unauthenticated_frame_bytes, now);
-  if (!inserted) return false;
-  Conn& c = it->second;
+  if (!s.admit(conn, peer, now)) return false;
+  Conn& c = s.conns.at(conn);
   c.server_nonce = s.options.make_nonce();
   wire::Challenge challenge;
   challenge.server_nonce = c.server_nonce;
@@ -94,11 +87,35 @@ void Engine::received(ConnId conn, std::span<const std::uint8_t> bytes, TimePoin
   if (it == s.conns.end() || it->second.closed) return;
   Conn& c = it->second;
   c.last_seen = now;
-  const bool ok = c.reader.feed(bytes, [&](std::span<const std::uint8_t> body) {
-    return s.handle_frame(c, body, now);
-  });
-  if (!ok && !c.closed) s.protocol_error(c, c.reader.error());
+  s.consume(c, bytes, now);
   s.reap();
+}
+
+void Engine::resume(ConnId conn, TimePoint now) {
+  State& s = *state_;
+  auto it = s.conns.find(conn);
+  if (it == s.conns.end() || it->second.closed || !it->second.held) return;
+  it->second.held = false;
+  s.consume(it->second, {}, now);
+  s.reap();
+}
+
+// Serves the frames of `bytes` (after those held back), one at a time;
+// after each the transport is asked whether the peer reads its replies:
+// while it does not, the rest is held (Transport::backlogged). The transport
+// feeds and resumes only a connection that is not backlogged, so at most one
+// reply is queued past the mark.
+void Engine::State::consume(Conn& c, std::span<const std::uint8_t> bytes, TimePoint now) {
+  const bool ok = c.reader.feed(bytes, [&](std::span<const std::uint8_t> body) {
+    if (!handle_frame(c, body, now)) return false;
+    if (c.phase != Conn::Phase::hello && transport.backlogged(c.id)) {
+      c.held = true;
+      c.reader.hold();
+      return false;
+    }
+    return true;
+  });
+  if (!ok && !c.closed) protocol_error(c, c.reader.error());
 }
 
 void Engine::disconnected(ConnId conn, TimePoint) {
@@ -107,7 +124,7 @@ void Engine::disconnected(ConnId conn, TimePoint) {
   if (it == s.conns.end() || it->second.closed) return;
   Conn& c = it->second;
   if (c.member) {
-    spdlog::warn("rendezvous: {} failed: connection lost", c.describe());
+    rdzv_log()->warn("rendezvous: {} failed: connection lost", c.describe());
   }
   s.close_conn(c, "connection lost");
   s.reap();
@@ -115,6 +132,7 @@ void Engine::disconnected(ConnId conn, TimePoint) {
 
 void Engine::tick(TimePoint now) {
   State& s = *state_;
+  s.expire_unauthenticated(now);
   s.expire_waits(now);
   s.expire_fences(now);
   if (now >= s.next_scan) s.scan(now);
@@ -123,23 +141,22 @@ void Engine::tick(TimePoint now) {
 
 TimePoint Engine::next_deadline() const {
   const State& s = *state_;
-  TimePoint next = s.conns.empty() ? TimePoint::max() : s.next_scan;
+  // Heartbeat scans while members are connected; authentication deadlines apart.
+  TimePoint next = s.members_alive == 0 || s.conns.empty() ? TimePoint::max() : s.next_scan;
+  next = std::min(next, s.next_auth_deadline());
   if (!s.wait_deadlines.empty()) next = std::min(next, s.wait_deadlines.begin()->first);
   if (!s.fence_deadlines.empty()) next = std::min(next, s.fence_deadlines.begin()->first);
   return next;
 }
 
-// Heartbeat and authentication deadlines. Runs every half interval: a member
-// is declared failed between budget and budget + interval/2 after its last frame.
+// Heartbeat deadlines. Runs every half interval: a member is declared failed
+// between budget and budget + interval/2 after its last frame.
 void Engine::State::scan(TimePoint now) {
   next_scan = now + options.heartbeat_interval / 2;
-  const auto auth_limit = std::chrono::milliseconds(options.limits.auth_timeout_ms);
   std::vector<ConnId> silent;
-  std::vector<ConnId> unauthenticated;
   for (auto& [id, c] : conns) {
     if (c.closed) continue;
     if (c.phase == Conn::Phase::member && now - c.last_seen > heartbeat_budget) silent.push_back(id);
-    if (c.phase == Conn::Phase::hello && now - c.opened > auth_limit) unauthenticated.push_back(id);
   }
   for (ConnId id : silent) {
     Conn& c = conns.at(id);
@@ -147,14 +164,8 @@ void Engine::State::scan(TimePoint now) {
     const std::string why = "no heartbeat for " + std::to_string(ms) + " ms (budget " +
                             std::to_string(options.miss_budget) + " x " +
                             std::to_string(options.heartbeat_interval.count()) + " ms)";
-    spdlog::warn("rendezvous: {} failed: {}", c.describe(), why);
+    rdzv_log()->warn("rendezvous: {} failed: {}", c.describe(), why);
     close_conn(c, why);
-  }
-  for (ConnId id : unauthenticated) {
-    Conn& c = conns.at(id);
-    spdlog::warn("rendezvous: closing connection from {}: no authentication within {} ms", c.peer,
-                 options.limits.auth_timeout_ms);
-    close_conn(c, "");
   }
 }
 
@@ -177,7 +188,62 @@ bool Engine::State::handle_frame(Conn& c, std::span<const std::uint8_t> body, Ti
   return !c.closed;
 }
 
+namespace {
+
+// What in a request is above its bound ("the value is N bytes, above
+// Limits::max_value_bytes = M"), or empty. The decoder bounds keys, values
+// and blobs of requests by the frame only, so that an oversized one is
+// answered limit_exceeded instead of closing the connection.
+std::string oversized(const wire::Message& m, const Limits& l) {
+  std::string what;
+  auto check = [&](std::size_t size, std::uint32_t bound, const char* field, const char* name) {
+    if (what.empty() && size > bound) {
+      what = std::string("the ") + field + " is " + std::to_string(size) + " bytes, above Limits::" +
+             name + " = " + std::to_string(bound);
+    }
+  };
+  std::visit(
+      [&](const auto& msg) {
+        using T = std::decay_t<decltype(msg)>;
+        if constexpr (std::is_same_v<T, wire::Put>) {
+          check(msg.key.size(), l.max_key_bytes, "key", "max_key_bytes");
+          check(msg.value.size(), l.max_value_bytes, "value", "max_value_bytes");
+        } else if constexpr (std::is_same_v<T, wire::CompareAndSwap>) {
+          check(msg.key.size(), l.max_key_bytes, "key", "max_key_bytes");
+          check(msg.expected ? msg.expected->size() : 0, l.max_value_bytes, "expected value", "max_value_bytes");
+          check(msg.desired.size(), l.max_value_bytes, "desired value", "max_value_bytes");
+        } else if constexpr (std::is_same_v<T, wire::Get> || std::is_same_v<T, wire::WaitFor> ||
+                             std::is_same_v<T, wire::Add> || std::is_same_v<T, wire::Erase>) {
+          check(msg.key.size(), l.max_key_bytes, "key", "max_key_bytes");
+        } else if constexpr (std::is_same_v<T, wire::Subscribe> || std::is_same_v<T, wire::Unsubscribe>) {
+          check(msg.key_prefix.size(), l.max_key_bytes, "key prefix", "max_key_bytes");
+        } else if constexpr (std::is_same_v<T, wire::Fence>) {
+          check(msg.blob.size(), l.max_blob_bytes, "fence blob", "max_blob_bytes");
+        }
+      },
+      m);
+  return what;
+}
+
+std::uint32_t request_id(const wire::Message& m) {
+  return std::visit(
+      [](const auto& msg) -> std::uint32_t {
+        if constexpr (requires { msg.id; }) {
+          return msg.id;
+        } else {
+          return 0;
+        }
+      },
+      m);
+}
+
+}  // namespace
+
 void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
+  if (const std::string what = oversized(m, options.limits); !what.empty()) {
+    reply(c, request_id(m), Status::limit_exceeded, what);
+    return;
+  }
   std::visit(
       [&](auto& msg) {
         using T = std::decay_t<decltype(msg)>;
@@ -204,7 +270,7 @@ void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
         } else if constexpr (std::is_same_v<T, wire::Leave>) {
           handle_leave(c, msg);
         } else if constexpr (std::is_same_v<T, wire::RequestStop>) {
-          spdlog::info("rendezvous: {} requests program stop: {}", c.describe(), msg.reason);
+          rdzv_log()->info("rendezvous: {} requests program stop: {}", c.describe(), printable(msg.reason));
           begin_stop(msg.reason);
           reply(c, msg.id, Status::ok);
         } else if constexpr (std::is_same_v<T, wire::ListMembers>) {
@@ -214,14 +280,9 @@ void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
           body.stop_reason = stop_reason;
           reply(c, msg.id, Status::ok, {}, std::move(body));
         } else if constexpr (std::is_same_v<T, wire::Declare>) {
-          if (msg.node.empty()) {
-            reply(c, msg.id, Status::invalid_request, "declare needs a node name");
-          } else {
-            NodeInfo& n = nodes[msg.node];
-            n.name = msg.node;
-            n.declared = msg.replicas;
-            reply(c, msg.id, Status::ok);
-          }
+          std::string message;
+          const Status st = declare_node(msg.node, msg.replicas, message);
+          reply(c, msg.id, st, std::move(message));
         } else {
           protocol_error(c, "a client may not send this message type");
         }
@@ -246,7 +307,7 @@ void Engine::State::reply(Conn& c, std::uint32_t id, Status status, std::string 
 }
 
 void Engine::State::protocol_error(Conn& c, const std::string& what) {
-  spdlog::warn("rendezvous: protocol error from {}: {}; closing the connection", c.describe(), what);
+  rdzv_log()->warn("rendezvous: protocol error from {}: {}; closing the connection", c.describe(), what);
   close_conn(c, "protocol error: " + what);
 }
 
@@ -255,6 +316,7 @@ void Engine::State::protocol_error(Conn& c, const std::string& what) {
 void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
   if (c.closed) return;
   c.closed = true;
+  forget_unauthenticated(c);
   if (c.member) {
     Member* m = c.member;
     c.member = nullptr;
@@ -302,10 +364,10 @@ bool Engine::erase(const std::string& key) {
 }
 
 void Engine::declare(const std::string& node, std::uint32_t replicas) {
-  if (node.empty()) throw std::invalid_argument("rendezvous: declare needs a node name");
-  auto& n = state_->nodes[node];
-  n.name = node;
-  n.declared = replicas;
+  std::string message;
+  if (state_->declare_node(node, replicas, message) != Status::ok) {
+    throw std::invalid_argument("rendezvous: " + message);
+  }
 }
 
 void Engine::request_stop(const std::string& reason) {
@@ -371,7 +433,7 @@ void Engine::set_local_pid(const Identity& id, std::int64_t pid) {
 void Engine::end_local(const Identity& id, std::int32_t exit_status) {
   Member* m = local_member(*state_, id);
   if (!m) return;
-  spdlog::info("rendezvous: {} (run by the launcher) ended with exit status {}", id.name(), exit_status);
+  rdzv_log()->info("rendezvous: {} (run by the launcher) ended with exit status {}", id.name(), exit_status);
   state_->end_member(*m, MemberState::left, exit_status, {});
   state_->reap();
 }
@@ -382,6 +444,9 @@ EngineStats Engine::stats() const {
   const State& s = *state_;
   EngineStats st;
   st.connections = s.conns.size();
+  st.unauthenticated = s.unauthenticated;
+  st.refused_connections = s.refused_connections;
+  st.recycled_records = s.recycled_records;
   st.members_alive = s.members_alive;
   st.member_records = s.member_records;
   st.keys = s.kv.size();

@@ -1,7 +1,9 @@
 // Fences: a barrier plus an allgather of per-member blobs over a member set.
 // A fence completes when every member of the set has entered; it fails at
 // once, for every participant, when a member of the set fails or leaves, or
-// when a participant's timeout passes.
+// when a participant's timeout passes. A member set lies within the declared
+// program (when anything is declared), and a fence holds a slot only for each
+// member that has entered.
 #include <algorithm>
 
 #include "engine_state.hpp"
@@ -49,9 +51,16 @@ bool Engine::State::resolve(const MemberSet& set, std::vector<NodeRange>& out,
         message = "a member set range has no node name";
         return false;
       }
+      auto it = nodes.find(r.node);
+      const std::uint32_t declared = it == nodes.end() ? 0 : it->second.declared;
+      if (declared == 0 && declared_nodes > 0) {
+        message = "node '" + r.node + "' is not declared in this program (" +
+                  std::to_string(declared_nodes) +
+                  " nodes are): a fence's members must be declared (Server::declare or Client::declare)";
+        return false;
+      }
       if (r.count == 0) {
-        auto it = nodes.find(r.node);
-        if (it == nodes.end() || it->second.declared == 0) {
+        if (declared == 0) {
           message = "node '" + r.node + "' has no declared replica count: give the range a count "
                     "or declare the node";
           return false;
@@ -65,6 +74,12 @@ bool Engine::State::resolve(const MemberSet& set, std::vector<NodeRange>& out,
       }
       if (std::uint64_t{resolved.first} + resolved.count > 0xffffffffull) {
         message = "range of node '" + r.node + "' runs past replica 2^32";
+        return false;
+      }
+      if (declared > 0 && std::uint64_t{resolved.first} + resolved.count > declared) {
+        message = "range " + member_name(r.node, r.first) + " (+" + std::to_string(resolved.count) +
+                  ") runs past the " + std::to_string(declared) + " declared replicas of node '" +
+                  r.node + "' (declare more first)";
         return false;
       }
       out.push_back(std::move(resolved));
@@ -125,10 +140,9 @@ void Engine::State::handle_fence(Conn& c, wire::Fence& m, TimePoint now) {
     f.name = m.name;
     f.collect = m.collect;
     f.ranges = std::move(ranges);
-    std::uint32_t total = 0;
     for (const auto& r : f.ranges) {
-      f.offsets.push_back(total);
-      total += r.count;
+      f.offsets.push_back(f.total);
+      f.total += r.count;  // at most Limits::max_members (resolve)
     }
     if (f.slot_of(me.node, me.replica) < 0) {
       reply(c, m.id, Status::invalid_request,
@@ -149,7 +163,6 @@ void Engine::State::handle_fence(Conn& c, wire::Fence& m, TimePoint now) {
         }
       }
     }
-    f.slots.resize(total);
     it = fences.emplace(m.name, std::move(f)).first;
   } else if (it->second.ranges != ranges || it->second.collect != m.collect) {
     reply(c, m.id, Status::fence_mismatch,
@@ -164,12 +177,12 @@ void Engine::State::handle_fence(Conn& c, wire::Fence& m, TimePoint now) {
           "fence '" + m.name + "': " + me.name() + " is not in its member set");
     return;
   }
-  FenceSlot& slot = f.slots[static_cast<std::size_t>(slot_index)];
-  if (slot.arrived) {
+  auto [slot_it, entered] = f.slots.try_emplace(static_cast<std::uint32_t>(slot_index));
+  if (!entered) {
     reply(c, m.id, Status::invalid_request, "fence '" + m.name + "': " + me.name() + " already entered it");
     return;
   }
-  slot.arrived = true;
+  FenceSlot& slot = slot_it->second;
   slot.conn = c.id;
   slot.request = m.id;
   f.bytes += m.blob.size();
@@ -189,17 +202,17 @@ void Engine::State::handle_fence(Conn& c, wire::Fence& m, TimePoint now) {
       fence_deadlines.emplace(deadline, f.name);
     }
   }
-  if (f.arrived == f.slots.size()) complete_fence(f);
+  if (f.arrived == f.total) complete_fence(f);
 }
 
 void Engine::State::complete_fence(FenceState& f) {
   std::vector<FenceBlob> blobs;
   if (f.collect) {
-    blobs.reserve(f.slots.size());
+    blobs.reserve(f.total);
     for (std::size_t i = 0; i < f.ranges.size(); ++i) {
       const NodeRange& r = f.ranges[i];
       for (std::uint32_t k = 0; k < r.count; ++k) {
-        blobs.push_back(FenceBlob{r.node, r.first + k, std::move(f.slots[f.offsets[i] + k].blob)});
+        blobs.push_back(FenceBlob{r.node, r.first + k, std::move(f.slots.at(f.offsets[i] + k).blob)});
       }
     }
   }
@@ -209,7 +222,7 @@ void Engine::State::complete_fence(FenceState& f) {
                "fence '" + f.name + "': its result would exceed Limits::max_frame_bytes");
     return;
   }
-  for (const FenceSlot& slot : f.slots) {
+  for (const auto& [index, slot] : f.slots) {
     auto conn = conns.find(slot.conn);
     if (conn == conns.end() || conn->second.closed) continue;
     const std::string prefix = wire::encode_shared_reply_prefix(slot.request, body->size());
@@ -226,8 +239,7 @@ void Engine::State::fail_fence(std::string name, Status status, const std::strin
   FenceState f = std::move(it->second);
   fences.erase(it);
   if (f.deadline != TimePoint::max()) fence_deadlines.erase({f.deadline, f.name});
-  for (const FenceSlot& slot : f.slots) {
-    if (!slot.arrived) continue;
+  for (const auto& [index, slot] : f.slots) {
     auto conn = conns.find(slot.conn);
     if (conn != conns.end()) reply(conn->second, slot.request, status, message);
   }
@@ -254,16 +266,19 @@ void Engine::State::expire_fences(TimePoint now) {
     if (it == fences.end()) continue;
     FenceState& f = it->second;
     f.deadline = TimePoint::max();
+    // The first 8 members that never entered (a walk of at most the
+    // entrants + 8 slots), and how many more.
     std::string missing;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < f.ranges.size(); ++i) {
-      for (std::uint32_t k = 0; k < f.ranges[i].count; ++k) {
-        if (f.slots[f.offsets[i] + k].arrived) continue;
-        if (count < 8) missing += (count ? ", " : "") + member_name(f.ranges[i].node, f.ranges[i].first + k);
-        ++count;
+    std::size_t named = 0;
+    for (std::size_t i = 0; i < f.ranges.size() && named < 8; ++i) {
+      for (std::uint32_t k = 0; k < f.ranges[i].count && named < 8; ++k) {
+        if (f.slots.count(f.offsets[i] + k)) continue;
+        missing += (named ? ", " : "") + member_name(f.ranges[i].node, f.ranges[i].first + k);
+        ++named;
       }
     }
-    if (count > 8) missing += " (+" + std::to_string(count - 8) + " more)";
+    const std::size_t count = f.total - f.arrived;
+    if (count > named) missing += " (+" + std::to_string(count - named) + " more)";
     fail_fence(name, Status::timeout,
                "fence '" + name + "' timed out waiting for " + missing + " to enter");
   }

@@ -3,6 +3,8 @@
 // engine_events.cpp).
 #pragma once
 
+#include <deque>
+#include <list>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -11,6 +13,7 @@
 #include "slipway/rendezvous/engine.hpp"
 #include "slipway/rendezvous/frame_reader.hpp"
 #include "slipway/rendezvous/sha256.hpp"
+#include "log.hpp"
 
 namespace slipway::rendezvous {
 
@@ -22,6 +25,10 @@ struct Member {
   NodeInfo* node = nullptr;
   ConnId conn = 0;
   std::vector<std::string> task_keys;  // keys it put with Scope::task (some may be stale)
+  // While departed: its place in Engine::State::departed_outside or
+  // departed_inside (the order records are recycled in).
+  std::list<Member*>* departed_list = nullptr;
+  std::list<Member*>::iterator departed_at;
 };
 
 struct NodeInfo {
@@ -46,6 +53,9 @@ struct Conn {
 
   ConnId id;
   std::string peer;
+  // While unauthenticated: its peer address's entry in
+  // Engine::State::unauthenticated_by_address (elements do not move).
+  std::pair<const std::string, std::uint32_t>* address_count = nullptr;
   wire::FrameReader reader;
   Phase phase = Phase::hello;
   wire::Nonce server_nonce{};
@@ -55,6 +65,7 @@ struct Conn {
   std::vector<std::uint64_t> waits;
   std::vector<Subscription> subscriptions;
   bool closed = false;
+  bool held = false;  // the transport reported it backlogged: its requests wait for resume()
 
   // "peer" or "node.replica (peer)" for messages.
   std::string describe() const;
@@ -75,8 +86,8 @@ struct Waiter {
   TimePoint deadline;
 };
 
+// One member that has entered a fence.
 struct FenceSlot {
-  bool arrived = false;
   ConnId conn = 0;
   std::uint32_t request = 0;
   std::string blob;
@@ -86,7 +97,10 @@ struct FenceState {
   std::string name;
   std::vector<NodeRange> ranges;     // resolved: every count explicit
   std::vector<std::uint32_t> offsets; // slot index of each range's first replica
-  std::vector<FenceSlot> slots;
+  std::uint32_t total = 0;            // members in the set
+  // Slots of the members that have entered, by slot index: a fence costs
+  // what its entrants cost, not what its member set names.
+  std::unordered_map<std::uint32_t, FenceSlot> slots;
   std::uint32_t arrived = 0;
   bool collect = false;
   std::uint64_t bytes = 0;
@@ -106,9 +120,28 @@ struct Engine::State {
 
   std::unordered_map<ConnId, Conn> conns;
   std::vector<ConnId> doomed;  // closed during this call; erased at its end
+  // Connections before authentication: how many, by peer address, and their
+  // deadlines in connection order (one fixed timeout, so a queue suffices;
+  // entries of connections that went on are skipped when they come due).
+  std::size_t unauthenticated = 0;
+  std::unordered_map<std::string, std::uint32_t> unauthenticated_by_address;
+  std::deque<std::pair<TimePoint, ConnId>> auth_deadlines;
+  std::uint64_t refused_connections = 0;
+  LogThrottle refusal_log;
+  LogThrottle auth_timeout_log;
+
   std::unordered_map<std::string, NodeInfo> nodes;
+  std::size_t declared_nodes = 0;  // nodes with a declared replica count
   std::size_t member_records = 0;
   std::size_t members_alive = 0;
+  // Departed records, oldest first: those outside the declared program are
+  // recycled before those inside it, and only when max_members is reached.
+  std::list<Member*> departed_outside;
+  std::list<Member*> departed_inside;
+  std::uint64_t recycled_records = 0;
+  // Generations of a node never go back: a node forgotten with its last
+  // record starts again above every generation it or another forgotten node had.
+  std::uint64_t generation_floor = 0;
 
   std::unordered_map<std::string, Entry> kv;
   std::uint64_t kv_bytes = 0;
@@ -133,6 +166,7 @@ struct Engine::State {
   std::string scratch;  // encoding buffer, reused
 
   // engine.cpp
+  void consume(Conn& c, std::span<const std::uint8_t> bytes, TimePoint now);
   bool handle_frame(Conn& c, std::span<const std::uint8_t> body, TimePoint now);
   void handle_request(Conn& c, wire::Message& m, TimePoint now);
   void reply(Conn& c, std::uint32_t id, Status status, std::string message = {},
@@ -141,6 +175,13 @@ struct Engine::State {
   void protocol_error(Conn& c, const std::string& what);
   void reap();
   void scan(TimePoint now);
+
+  // engine_admission.cpp
+  bool admit(ConnId id, const std::string& peer, TimePoint now);
+  void authenticated(Conn& c);  // c leaves the hello phase
+  void forget_unauthenticated(Conn& c);
+  void expire_unauthenticated(TimePoint now);
+  TimePoint next_auth_deadline() const;
 
   // engine_members.cpp
   void handle_hello(Conn& c, const wire::Hello& hello);
@@ -151,6 +192,9 @@ struct Engine::State {
   void end_member(Member& m, MemberState state, std::int32_t exit_status, const std::string& reason);
   void handle_leave(Conn& c, const wire::Leave& m);
   std::vector<MemberRecord> snapshot() const;
+  bool recycle_departed_record();
+  void disown_task_keys(Member& m);
+  Status declare_node(const std::string& node, std::uint32_t replicas, std::string& message);
 
   // engine_kv.cpp
   Status store(Member* owner, const std::string& key, std::string value, Scope scope,

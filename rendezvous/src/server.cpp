@@ -3,7 +3,8 @@
 #include "slipway/rendezvous/server.hpp"
 
 #include <pthread.h>
-#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include "log.hpp"
 #include <unistd.h>
 
 #include <atomic>
@@ -40,6 +41,20 @@ asio::ip::tcp::endpoint resolve_bind(const std::string& address, std::uint16_t p
   return results.begin()->endpoint();
 }
 
+// Connections before authentication may take at most a quarter of this
+// process's descriptors, and one peer address at most half of those: the
+// rest stay for members, whatever unauthenticated peers do.
+Limits within_descriptor_limit(Limits limits) {
+  rlimit fds{};
+  if (::getrlimit(RLIMIT_NOFILE, &fds) == 0 && fds.rlim_cur != RLIM_INFINITY) {
+    const auto quarter = static_cast<std::uint32_t>(std::min<rlim_t>(fds.rlim_cur / 4, 0xffffffffu));
+    limits.max_unauthenticated = std::min(limits.max_unauthenticated, std::max(quarter, 4u));
+  }
+  limits.max_unauthenticated_per_address =
+      std::min(limits.max_unauthenticated_per_address, std::max(limits.max_unauthenticated / 2, 1u));
+  return limits;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -49,7 +64,8 @@ struct Server::Impl {
     if (options.token.empty()) {
       throw Error(Status::invalid_request, "rendezvous: the server needs the program's secret (token)");
     }
-    transport = std::make_unique<AsioTransport>(io, options.limits.max_outbound_bytes);
+    options.limits = within_descriptor_limit(options.limits);
+    transport = std::make_unique<AsioTransport>(io, options.limits);
     EngineOptions eo;
     eo.token = options.token;
     eo.heartbeat_interval = options.heartbeat_interval;
@@ -119,7 +135,7 @@ Server::~Server() {
   try {
     stop();
   } catch (const std::exception& e) {
-    spdlog::error("rendezvous: stopping the server failed: {}", e.what());
+    rdzv_log()->error("rendezvous: stopping the server failed: {}", e.what());
   }
 }
 
@@ -158,13 +174,13 @@ void Server::start() {
         s.io.run();
         return;
       } catch (const std::exception& e) {
-        spdlog::error("rendezvous: server loop error: {}; continuing", e.what());
+        rdzv_log()->error("rendezvous: server loop error: {}; continuing", e.what());
       }
     }
   });
   started.wait();
   s.phase = Impl::Phase::running;
-  spdlog::debug("rendezvous: listening on {}", s.endpoint);
+  rdzv_log()->debug("rendezvous: listening on {}", s.endpoint);
 }
 
 void Server::stop() {
@@ -254,6 +270,10 @@ void Server::update_local(std::vector<LocalChange> changes) {
 
 EngineStats Server::stats() {
   return impl_->call([](Engine& e) { return e.stats(); });
+}
+
+TransportStats Server::transport_stats() {
+  return impl_->call([this](Engine&) { return impl_->transport->stats(); });
 }
 
 }  // namespace slipway::rendezvous

@@ -146,24 +146,26 @@ Message get_message(Reader& r, const Limits& l) {
     }
     case Type::heartbeat:
       return Heartbeat{};
+    // Keys, values and blobs of requests are bounded by the frame here; the
+    // server answers one above its own bound with limit_exceeded.
     case Type::put: {
       Put m;
       m.id = r.u32();
       m.scope = get_scope(r);
-      m.key = r.str(l.max_key_bytes, "key");
-      m.value = r.str(l.max_value_bytes, "value");
+      m.key = r.str(l.max_frame_bytes, "key");
+      m.value = r.str(l.max_frame_bytes, "value");
       return m;
     }
     case Type::get: {
       Get m;
       m.id = r.u32();
-      m.key = r.str(l.max_key_bytes, "key");
+      m.key = r.str(l.max_frame_bytes, "key");
       return m;
     }
     case Type::wait_for: {
       WaitFor m;
       m.id = r.u32();
-      m.key = r.str(l.max_key_bytes, "key");
+      m.key = r.str(l.max_frame_bytes, "key");
       m.timeout_ms = r.u32();
       return m;
     }
@@ -171,23 +173,23 @@ Message get_message(Reader& r, const Limits& l) {
       CompareAndSwap m;
       m.id = r.u32();
       m.scope = get_scope(r);
-      m.key = r.str(l.max_key_bytes, "key");
-      m.expected = r.opt(l.max_value_bytes, "expected");
-      m.desired = r.str(l.max_value_bytes, "desired");
+      m.key = r.str(l.max_frame_bytes, "key");
+      m.expected = r.opt(l.max_frame_bytes, "expected");
+      m.desired = r.str(l.max_frame_bytes, "desired");
       return m;
     }
     case Type::add: {
       Add m;
       m.id = r.u32();
       m.scope = get_scope(r);
-      m.key = r.str(l.max_key_bytes, "key");
+      m.key = r.str(l.max_frame_bytes, "key");
       m.delta = r.i64();
       return m;
     }
     case Type::erase: {
       Erase m;
       m.id = r.u32();
-      m.key = r.str(l.max_key_bytes, "key");
+      m.key = r.str(l.max_frame_bytes, "key");
       return m;
     }
     case Type::fence: {
@@ -196,7 +198,7 @@ Message get_message(Reader& r, const Limits& l) {
       m.name = r.str(l.max_name_bytes, "fence name");
       m.members = get_member_set(r, l);
       m.collect = r.boolean("collect");
-      m.blob = r.str(l.max_blob_bytes, "blob");
+      m.blob = r.str(l.max_frame_bytes, "blob");
       m.timeout_ms = r.u32();
       return m;
     }
@@ -204,14 +206,14 @@ Message get_message(Reader& r, const Limits& l) {
       Subscribe m;
       m.id = r.u32();
       m.kinds = get_kinds(r);
-      m.key_prefix = r.str(l.max_key_bytes, "key prefix");
+      m.key_prefix = r.str(l.max_frame_bytes, "key prefix");
       return m;
     }
     case Type::unsubscribe: {
       Unsubscribe m;
       m.id = r.u32();
       m.kinds = get_kinds(r);
-      m.key_prefix = r.str(l.max_key_bytes, "key prefix");
+      m.key_prefix = r.str(l.max_frame_bytes, "key prefix");
       return m;
     }
     case Type::leave: {

@@ -1,8 +1,10 @@
 // libFuzzer target for the protocol engine: the input is a script of
 // connections, handshakes, well-formed and arbitrary frames, disconnections,
-// clock advances and launcher calls. Checked on every input: no crash or
-// undefined behaviour (ASan/UBSan), nothing is sent to a connection after the
-// engine closed it, and the engine's counters stay consistent.
+// clock advances, launcher calls and backpressure (a transport reporting
+// connections backlogged, then resuming them). Checked on every input: no
+// crash or undefined behaviour (ASan/UBSan), nothing is sent to a connection
+// after the engine closed it, and the engine's counters stay consistent
+// (member records recycled within max_members, unauthenticated counts).
 #include <spdlog/spdlog.h>
 
 #include <cstdint>
@@ -25,10 +27,12 @@ class CheckingTransport : public Transport {
   void send(ConnId conn, std::string_view) override { check(conn); }
   void send_shared(ConnId conn, std::string_view, std::shared_ptr<const std::string>) override { check(conn); }
   void close(ConnId conn) override { closed.insert(conn); }
+  bool backlogged(ConnId conn) override { return held.count(conn) != 0; }
   void check(ConnId conn) const {
     if (closed.count(conn)) std::abort();  // a send after close
   }
   std::set<ConnId> closed;
+  std::set<ConnId> held;  // reported backlogged: not fed until resumed
 };
 
 struct Script {
@@ -52,7 +56,9 @@ wire::Message request(Script& s, std::uint32_t id) {
     case 4: return wire::Add{id, scope, key, static_cast<std::int64_t>(small) - 2};
     case 5: return wire::Erase{id, key};
     case 6: {
-      MemberSet set = small == 0 ? MemberSet::program() : MemberSet::node("n", small);
+      MemberSet set = small == 0 ? MemberSet::program()
+                      : small == 4  ? MemberSet::of({{"n", 0, 1u << 20}})
+                                    : MemberSet::node("n", small);
       return wire::Fence{id, "f" + std::to_string(s.next() % 2), set, (s.next() & 1) != 0, "b", (small + 1) * 100};
     }
     case 7: return wire::Subscribe{id, static_cast<std::uint8_t>(1 + s.next() % kAllEvents), "k"};
@@ -81,6 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.limits.max_subscriptions_per_connection = 4;
   o.limits.max_fences = 4;
   o.limits.auth_timeout_ms = 1000;
+  o.limits.max_members = 6;
+  o.limits.max_unauthenticated = 3;
+  o.limits.max_unauthenticated_per_address = 2;
   o.make_nonce = [] { return wire::Nonce{}; };
   o.wall_clock_ms = [] { return std::int64_t{1}; };
   Engine engine(o, transport);
@@ -98,6 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto it = slot_conn.find(slot);
     const bool have = it != slot_conn.end() && open.count(it->second) && !transport.closed.count(it->second);
     const ConnId conn = have ? it->second : 0;
+    const bool held = have && transport.held.count(conn);
     auto feed = [&](const std::string& bytes) {
       engine.received(conn, std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), now);
     };
@@ -105,15 +115,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0:
         if (!have) {
           const ConnId id = next_conn++;
-          if (engine.connected(id, "peer", now)) open.insert(id), slot_conn[slot] = id;
+          const std::string peer = "10.0.0." + std::to_string(s.next() % 3) + ":" + std::to_string(id);
+          if (engine.connected(id, peer, now)) open.insert(id), slot_conn[slot] = id;
         }
         break;
       case 1:
       case 2:
-        if (have) {
+        if (have && !held) {
           wire::Hello h;
           h.role = op == 1 ? wire::Role::member : wire::Role::observer;
-          if (op == 1) h.identity = Identity{"n", s.next() % 4u, s.next() % 2u, "h", 1};
+          const char* node = s.next() % 3 ? "n" : "m";
+          if (op == 1) h.identity = Identity{node, s.next() % 8u, s.next() % 2u, "h", 1};
           h.mac = wire::client_mac(key, wire::Nonce{}, h);
           if (s.next() % 8 == 0) h.mac[0] ^= 1;  // a wrong secret, now and then
           std::string frame;
@@ -122,14 +134,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         break;
       case 3:
-        if (have) {
+        if (have && !held) {
           std::string frame;
           wire::encode(request(s, next_id++), frame);
           feed(frame);
         }
         break;
       case 4:
-        if (have) {  // arbitrary bytes
+        if (have && !held) {  // arbitrary bytes
           const std::size_t n = std::min<std::size_t>(s.next() % 64, s.size - s.pos);
           feed(std::string(reinterpret_cast<const char*>(s.data + s.pos), n));
           s.pos += n;
@@ -146,15 +158,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         engine.tick(now);
         break;
       default:
-        switch (s.next() % 4) {
+        switch (s.next() % 5) {
           case 0: engine.put("k" + std::string(1, static_cast<char>('a' + s.next() % 4)), "x"); break;
           case 1: engine.declare("n", s.next() % 5); break;
           case 2: engine.request_stop("fuzz"); break;
+          case 3:  // the peer stops reading its replies, or has drained them
+            if (have && held) {
+              transport.held.erase(conn);
+              engine.resume(conn, now);
+            } else if (have) {
+              transport.held.insert(conn);
+            }
+            break;
           default: (void)engine.members(); break;
         }
     }
     const EngineStats st = engine.stats();
-    if (st.members_alive > st.member_records || st.pending_fences > 4) std::abort();
+    if (st.members_alive > st.member_records || st.pending_fences > 4 || st.member_records > 6 ||
+        st.unauthenticated > 3 || st.unauthenticated > st.connections) {
+      std::abort();
+    }
   }
   now += std::chrono::hours(1);
   engine.tick(now);

@@ -15,12 +15,16 @@ extern char** environ;
 
 namespace slipway::rendezvous::test {
 
-Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            const std::string& stderr_path) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
+  if (!stderr_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
@@ -45,6 +49,18 @@ Child spawn(const std::vector<std::string>& argv, const std::map<std::string, st
   return child;
 }
 
+KillOnExit::~KillOnExit() {
+  if (child_.pid <= 0) return;
+  int status = 0;
+  if (::waitpid(child_.pid, &status, WNOHANG) == 0) {
+    ::kill(child_.pid, SIGKILL);
+    ::waitpid(child_.pid, &status, 0);
+  }
+  if (child_.stdout_fd >= 0) ::close(child_.stdout_fd);
+  child_.stdout_fd = -1;
+  child_.pid = -1;
+}
+
 int wait_exit(Child& child, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   int status = 0;
@@ -54,10 +70,12 @@ int wait_exit(Child& child, std::chrono::milliseconds limit) {
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(child.pid, SIGKILL);
       ::waitpid(child.pid, &status, 0);
+      child.pid = -1;
       return -1;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  child.pid = -1;  // reaped: nobody may signal the number again
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
 }

@@ -16,7 +16,23 @@ struct Child {
   int stdout_fd = -1;
 };
 
-Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+// stderr_path: where the child's stderr goes (a file, truncated); empty:
+// this process's stderr.
+Child spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            const std::string& stderr_path = {});
+
+// SIGKILLs the child (if still running) and reaps it; for test scopes that
+// end early. Holds only the pid this test spawned.
+class KillOnExit {
+ public:
+  explicit KillOnExit(Child& child) : child_(child) {}
+  ~KillOnExit();
+  KillOnExit(const KillOnExit&) = delete;
+  KillOnExit& operator=(const KillOnExit&) = delete;
+
+ private:
+  Child& child_;
+};
 
 // Waits for the child's exit; returns its exit code, 128+signal when killed,
 // or -1 after `limit` (the child is then killed).

@@ -31,6 +31,7 @@ class RecordingTransport : public Transport {
     out[conn].append(*body);
   }
   void close(ConnId conn) override { closed.insert(conn); }
+  bool backlogged(ConnId conn) override { return held.count(conn) != 0; }
 
   // Decodes and removes every frame queued for `conn`.
   std::vector<wire::Message> take(ConnId conn) {
@@ -55,6 +56,7 @@ class RecordingTransport : public Transport {
 
   std::map<ConnId, std::string> out;
   std::set<ConnId> closed;
+  std::set<ConnId> held;  // connections reported backlogged
   int sends_after_close = 0;
 };
 

@@ -1,11 +1,7 @@
 // Engine: authentication, joins and their attempt rules, leave, failure on
 // connection loss and on missed heartbeats, generations, observer callbacks.
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
-
-#include <sstream>
-
 #include "engine_harness.hpp"
+#include "log_capture.hpp"
 
 using namespace slipway::rendezvous;
 using namespace slipway::rendezvous::test;
@@ -25,25 +21,25 @@ TEST_CASE("rendezvous: a member with the secret joins and is welcomed", "[rendez
 
 TEST_CASE("rendezvous: a wrong secret closes the connection and is logged without the secret",
           "[rendezvous][engine][security]") {
-  std::ostringstream log;
-  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
-  auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(logger);
-
+  std::string log;
   Harness h;
   const ConnId c = h.open();
   const std::string wrong = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
-  const auto w = h.authenticate(c, wire::Role::member, Identity{"actor", 1, 0, "h", 1}, wrong);
-  spdlog::set_default_logger(previous);
+  wire::Welcome w;
+  {
+    LogCapture capture;
+    w = h.authenticate(c, wire::Role::member, Identity{"actor", 1, 0, "h", 1}, wrong);
+    log = capture.text();
+  }
 
   CHECK(w.status == Status::auth_failed);
   CHECK(h.transport.closed.count(c));
   CHECK(h.engine().members().empty());
   CHECK(h.observed.empty());
-  CHECK(log.str().find("authentication failed") != std::string::npos);
-  CHECK(log.str().find("actor.1") != std::string::npos);
-  CHECK(log.str().find(kToken) == std::string::npos);
-  CHECK(log.str().find(wrong) == std::string::npos);
+  CHECK(log.find("authentication failed") != std::string::npos);
+  CHECK(log.find("actor.1") != std::string::npos);
+  CHECK(log.find(kToken) == std::string::npos);
+  CHECK(log.find(wrong) == std::string::npos);
 }
 
 TEST_CASE("rendezvous: nothing but Hello is served before authentication", "[rendezvous][engine][security]") {

@@ -158,20 +158,33 @@ TEST_CASE("rendezvous: lengths above the configured bounds are refused", "[rende
   Limits limits;
   limits.max_key_bytes = 8;
   limits.max_value_bytes = 16;
+  limits.max_frame_bytes = 64;
   std::string error;
   bool ok = true;
 
   std::string frame;
-  encode(Put{1, Scope::program, "123456789", "v"}, frame);
+  encode(Reply{1, Status::ok, "", ValueBody{std::string(17, 'v')}}, frame);
+  decode_frame(frame, limits, error, ok);
+  CHECK_FALSE(ok);
+  CHECK(error.find("value: length 17 exceeds the bound 16") != std::string::npos);
+
+  frame.clear();
+  encode(Event{EventKind::key_changed, {}, "123456789", std::nullopt, ""}, frame);
   decode_frame(frame, limits, error, ok);
   CHECK_FALSE(ok);
   CHECK(error.find("key: length 9 exceeds the bound 8") != std::string::npos);
 
+  // Keys and values of requests are bounded by the frame only (the server
+  // answers limit_exceeded itself, the connection goes on).
   frame.clear();
-  encode(Put{1, Scope::program, "k", std::string(17, 'v')}, frame);
+  encode(Put{1, Scope::program, "123456789", std::string(17, 'v')}, frame);
+  decode_frame(frame, limits, error, ok);
+  CHECK(ok);
+  frame.clear();
+  encode(Put{1, Scope::program, "k", std::string(65, 'v')}, frame);
   decode_frame(frame, limits, error, ok);
   CHECK_FALSE(ok);
-  CHECK(error.find("value") != std::string::npos);
+  CHECK(error.find("value: length 65 exceeds the bound 64") != std::string::npos);
 
   limits = Limits{};
   limits.max_ranges = 1;

@@ -6,6 +6,12 @@
 // answers through the Transport interface only. Time comes in as arguments
 // and randomness and wall-clock time through EngineOptions, so tests drive it
 // deterministically. No call blocks, and every bound in Limits is enforced.
+//
+// Backpressure: before serving each request the engine asks the transport
+// whether the connection is backlogged (too much output not yet taken by the
+// peer); if so it holds the connection's remaining bytes and serves nothing
+// more from it until resume(). The transport must not feed a connection it
+// reported backlogged until it has called resume() for it.
 #pragma once
 
 #include <chrono>
@@ -40,6 +46,10 @@ class Transport {
   // Flushes what is queued for `conn`, then closes it. The engine has already
   // forgotten the connection; the transport need not report it again.
   virtual void close(ConnId conn) = 0;
+  // True when `conn`'s peer has left so much output unread that no more of
+  // its requests should be served now (the engine then holds them until
+  // Engine::resume). Called once per request: must be O(1).
+  virtual bool backlogged(ConnId conn) = 0;
 };
 
 struct EngineOptions {
@@ -58,6 +68,9 @@ struct EngineOptions {
 
 struct EngineStats {
   std::size_t connections = 0;
+  std::size_t unauthenticated = 0;      // connections that have not sent a valid Hello yet
+  std::uint64_t refused_connections = 0; // refused at connect: a connection limit was reached
+  std::uint64_t recycled_records = 0;    // departed member records forgotten to make room
   std::size_t members_alive = 0;
   std::size_t member_records = 0;
   std::size_t keys = 0;
@@ -74,11 +87,20 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // A new connection from `peer` (for logs). Sends the challenge. Returns
-  // false when the connection limit is reached: the transport closes it.
+  // A new connection from `peer`, "address:port" (for logs; connections
+  // before authentication are counted per address). Sends the challenge.
+  // Returns false when a connection limit is reached (Limits::
+  // max_connections, max_unauthenticated_per_address): the transport closes it.
   bool connected(ConnId conn, std::string peer, TimePoint now);
+  // Whether another connection may be accepted now: false while
+  // Limits::max_unauthenticated connections wait for their Hello (the
+  // transport then leaves new ones in the listen backlog).
+  bool accepting() const;
   // Bytes read from `conn`, any split.
   void received(ConnId conn, std::span<const std::uint8_t> bytes, TimePoint now);
+  // Serves the requests held back since the transport reported `conn`
+  // backlogged (see Transport::backlogged); they may hold it back again.
+  void resume(ConnId conn, TimePoint now);
   // The connection dropped (EOF or error). A live member on it has failed.
   void disconnected(ConnId conn, TimePoint now);
   // Fires heartbeat, wait, fence and authentication deadlines due by `now`.

@@ -41,6 +41,15 @@ struct ServerOptions {
   std::string observed_key_prefix;
 };
 
+// What the server's transport holds now (for tests and tools).
+struct TransportStats {
+  std::size_t connections = 0;
+  std::size_t paused_connections = 0;       // not read from until their output drains
+  std::uint64_t queued_bytes = 0;           // output queued, all connections
+  std::uint64_t peak_queued_bytes = 0;      // most ever queued to one connection
+  std::uint64_t dropped_slow_readers = 0;   // dropped at Limits::max_outbound_bytes
+};
+
 class Server {
  public:
   explicit Server(ServerOptions options);
@@ -64,6 +73,7 @@ class Server {
   bool stopping();
   std::vector<MemberRecord> members();
   EngineStats stats();
+  TransportStats transport_stats();
   // The values of `keys` now (nothing where unset), in one trip.
   std::vector<std::optional<std::string>> get_many(const std::vector<std::string>& keys);
 

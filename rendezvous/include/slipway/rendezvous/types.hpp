@@ -140,16 +140,24 @@ struct Limits {
   std::uint32_t max_blob_bytes = 4u << 20; // one member's fence blob
   std::uint64_t max_fence_bytes = 64u << 20; // all blobs of one fence
   std::uint32_t max_ranges = 1024;         // ranges in one member set
-  std::uint32_t max_members = 1u << 20;    // member records kept by the server
+  std::uint32_t max_members = 1u << 20;    // member records kept (departed ones are recycled)
   std::uint32_t max_connections = 1u << 17;
+  // Connections that have not authenticated yet: at most this many at once
+  // (the server lowers it to a quarter of its descriptor limit), and at most
+  // max_unauthenticated_per_address of them from one peer address.
+  std::uint32_t max_unauthenticated = 4096;
+  std::uint32_t max_unauthenticated_per_address = 256;
   std::uint64_t max_keys = 1u << 22;
   std::uint64_t max_kv_bytes = 1ull << 30;
   std::uint32_t max_waits_per_connection = 4096;
   std::uint32_t max_subscriptions_per_connection = 64;
   std::uint32_t max_fences = 4096;         // fences pending at once
-  std::uint64_t max_outbound_bytes = 256u << 20; // queued to one slow reader
+  std::uint64_t max_outbound_bytes = 256u << 20; // queued to one slow reader (then dropped)
+  // Output queued to one connection at which its requests wait (the server
+  // stops reading it) until the peer has taken it all.
+  std::uint64_t backlog_bytes = 4u << 20;
   std::uint32_t max_timeout_ms = 24u * 3600u * 1000u;
-  std::uint32_t auth_timeout_ms = 10000;
+  std::uint32_t auth_timeout_ms = 5000;     // connect to valid Hello, whatever the heartbeat
 };
 
 }  // namespace slipway::rendezvous
