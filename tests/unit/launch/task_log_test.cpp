@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <string>
 
 #include "slipway/exec/task_log.hpp"
@@ -14,11 +14,9 @@
 using slipway::exec::TaskLog;
 
 namespace {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 }  // namespace
 
@@ -40,11 +38,11 @@ TEST_CASE("a log past its bound is rotated after a whole line, newest output las
   CHECK(st.st_size <= 4096);
   REQUIRE(stat((path + ".1").c_str(), &st) == 0);
   CHECK(st.st_size <= 4096);
-  std::string newest = read_file(path);
+  std::string newest = contents(path);
   CHECK(newest.rfind("=== slipway: w.0 log continued: the earlier part is in w.0.log.1 ===\n", 0) == 0);
   CHECK(newest.size() >= 5);
   CHECK(newest.substr(newest.size() - 5) == "last\n");
-  std::string older = read_file(path + ".1");
+  std::string older = contents(path + ".1");
   CHECK(older.back() == '\n');  // cut after a whole line
   unlink(path.c_str());
   unlink((path + ".1").c_str());
