@@ -17,6 +17,8 @@
 #include "commands.hpp"
 #include "slipway/rendezvous/error.hpp"
 #include "slipway/rendezvous/server.hpp"
+#include "slipway/exec/process.hpp"
+#include "slipway/launch/secret_file.hpp"
 #include "slipway/rendezvous/token.hpp"
 
 namespace slipway::cli {
@@ -34,23 +36,11 @@ struct RendezvousArgs {
   bool exit_on_stop = false;
 };
 
-std::string read_token_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read the secret from " + path + ": " + std::strerror(errno));
-  std::string token;
-  std::getline(in, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  if (token.empty()) throw std::runtime_error(path + ":1:1: the secret file is empty");
-  return token;
-}
+// Secret files: never one others can read, never written through a link.
+std::string read_token_file(const std::string& path) { return launch::read_secret_file(path); }
 
 void write_token_file(const std::string& path, const std::string& token) {
-  const mode_t old = ::umask(077);
-  std::ofstream out(path, std::ios::trunc);
-  ::umask(old);
-  if (!out) throw std::runtime_error("cannot write the secret to " + path + ": " + std::strerror(errno));
-  ::chmod(path.c_str(), 0600);
-  out << token << "\n";
+  launch::write_secret_file(path, token + "\n");
 }
 
 // The secret: --token-file, else SLIPWAY_TOKEN, else a new one written to
@@ -68,6 +58,7 @@ std::string obtain_token(const RendezvousArgs& a) {
 }
 
 int run_rendezvous(const RendezvousArgs& a) {
+  exec::disable_core_dumps();  // it holds the program's secret
   rendezvous::ServerOptions o;
   try {
     o.token = obtain_token(a);

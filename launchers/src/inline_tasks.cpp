@@ -13,6 +13,7 @@
 #include "slipway/exec/held_port.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
+#include "slipway/exec/terminal_stream.hpp"
 
 extern char** environ;
 
@@ -185,7 +186,7 @@ void InlineTasks::launch(Task& t) {
   std::vector<std::string> env = base_env_;
   exec::merge_environment(env, added);
   t.output = std::make_unique<exec::TaskOutput>(t.task->name(), options_.log_dir, t.attempt,
-                                                host_name_);
+                                                host_name_, options_.log_limit);
   for (auto& port : t.ports) port.release();  // handed to the command
   t.pid = exec::start_command(plan_.node(*t.task), std::move(env), *t.output);
   t.state = Task::State::running;
@@ -247,7 +248,7 @@ void InlineTasks::key_changed(const std::string& key) {
       t->resolve(server_.get_many(t->missing_keys()));
       if (t->missing.empty()) launch(*t);
     } catch (const std::exception& e) {
-      exec::write_all(STDERR_FILENO, t->task->name() + ": slipway: " + e.what() + "\n");
+      exec::terminal_stderr().write(t->task->name() + ": slipway: " + e.what() + "\n");
       finish(*t, exec::ExitStatus{false, 1});
     }
   }
@@ -291,9 +292,9 @@ void InlineTasks::fire_timeouts(Clock::time_point now) {
       finish(*t, t->status);
       continue;
     }
-    exec::write_all(STDERR_FILENO, t->task->name() + ": slipway: " +
-                                       exec::wire_timeout_message(options_.wire_timeout, t->missing) +
-                                       "\n");
+    exec::terminal_stderr().write(t->task->name() + ": slipway: " +
+                                  exec::wire_timeout_message(options_.wire_timeout, t->missing) +
+                                  "\n");
     finish(*t, exec::ExitStatus{false, 1});
   }
 }

@@ -2,6 +2,7 @@
 #include "slipway/launch/launcher_guard.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +15,11 @@
 #include "slipway/exec/unique_fd.hpp"
 
 namespace slipway::launch {
+namespace {
 
-int run_guarded(const std::function<int()>& body) {
+// One link of the chain: runs `body` in a child and watches it (see
+// launcher_guard.hpp).
+int guard_child(const std::function<int()>& body) {
   sigset_t handled;
   sigemptyset(&handled);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&handled, sig);
@@ -67,6 +71,22 @@ int run_guarded(const std::function<int()>& body) {
   // What a launcher that was killed left behind: its tasks, now ours.
   if (exec::has_children()) exec::terminate_descendants(std::chrono::milliseconds(2000));
   return code;
+}
+
+}  // namespace
+
+int run_guarded(const std::function<int()>& body) {
+  char name[17] = {};
+  prctl(PR_GET_NAME, name);
+  return guard_child([&body, &name] {
+    // The keeper: not named slipway, so that killing "slipway" by name
+    // leaves it to end what the program left.
+    prctl(PR_SET_NAME, "run-keeper");
+    return guard_child([&body, &name] {
+      prctl(PR_SET_NAME, name);  // the launcher keeps the program's name
+      return body();
+    });
+  });
 }
 
 }  // namespace slipway::launch

@@ -2,8 +2,10 @@
 // actions, shared by the local launcher and the Slurm controller.
 #include "launcher_loop.hpp"
 
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@
 
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/terminal_stream.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -26,6 +29,26 @@ using std::chrono::milliseconds;
 // How long, after the program finished, processes still running may take
 // to end on their own before they are terminated.
 constexpr milliseconds kLinger{5000};
+// How long, at the very end, a reader that stalled may keep the launcher
+// waiting for the last lines (a signal ends the wait).
+constexpr milliseconds kFinalFlush{5000};
+// Descriptors kept out of the task budget: the rendezvous's listener and
+// clients (`slipway status`/`stop`), logs being rotated, signals, ...
+constexpr std::size_t kReservedDescriptors = 64;
+
+// The soft limit on open descriptors, and how many are open now.
+std::pair<std::size_t, std::size_t> descriptor_use() {
+  rlimit limit{};
+  std::size_t soft = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                         ? static_cast<std::size_t>(limit.rlim_cur)
+                         : std::size_t{1} << 20;
+  std::size_t open = 0;
+  if (DIR* dir = opendir("/proc/self/fd")) {
+    while (readdir(dir)) ++open;
+    closedir(dir);
+  }
+  return {soft, open};
+}
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -46,13 +69,13 @@ void wake(int fd) {
 }  // namespace
 
 void say(const std::string& message) {
-  exec::write_all(STDERR_FILENO, "slipway: " + message + "\n");
+  exec::terminal_stderr().write("slipway: " + message + "\n");
 }
 
 std::optional<core::Program> load_or_report(const std::string& path) {
   auto topology = core::load_topology(path);
   for (const auto& d : topology.diagnostics) {
-    exec::write_all(STDERR_FILENO, core::format_diagnostic(d) + "\n");
+    exec::terminal_stderr().write(core::format_diagnostic(d) + "\n");
   }
   return std::move(topology.program);
 }
@@ -100,6 +123,67 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
       }
     }
   }
+  std::vector<std::size_t> now;
+  for (std::size_t unit : units) {
+    if (queued_.empty() && take_descriptors(unit)) {
+      now.push_back(unit);
+    } else {
+      queued_.push_back({unit, attempt});
+      note_descriptor_budget(unit);
+    }
+  }
+  start_now(now, attempt);
+}
+
+bool LauncherLoop::take_descriptors(std::size_t unit) {
+  std::size_t cost = descriptors_of(unit);
+  if (cost > 0 && descriptors_in_use_ > 0 && descriptors_in_use_ + cost > descriptor_budget_) {
+    return false;
+  }
+  descriptors_in_use_ += cost;
+  charged_[unit] = cost;
+  return true;
+}
+
+void LauncherLoop::release_descriptors(std::size_t unit) {
+  descriptors_in_use_ -= std::min(descriptors_in_use_, charged_[unit]);
+  charged_[unit] = 0;
+}
+
+void LauncherLoop::note_descriptor_budget(std::size_t unit) {
+  if (budget_said_) return;
+  budget_said_ = true;
+  std::size_t cost = std::max<std::size_t>(descriptors_of(unit), 1);
+  say("starting at most " + std::to_string(std::max<std::size_t>(descriptor_budget_ / cost, 1)) +
+      " tasks at a time: each running task holds " + std::to_string(cost) +
+      " descriptors and the limit on open files is " + std::to_string(descriptor_limit_) +
+      " (ulimit -n); the others wait their turn");
+}
+
+void LauncherLoop::start_queued() {
+  while (!queued_.empty()) {
+    const int attempt = queued_.front().attempt;
+    std::vector<std::size_t> now;
+    while (!queued_.empty() && queued_.front().attempt == attempt &&
+           take_descriptors(queued_.front().unit)) {
+      now.push_back(queued_.front().unit);
+      queued_.pop_front();
+    }
+    if (now.empty()) return;
+    start_now(now, attempt);
+  }
+}
+
+bool LauncherLoop::drop_queued(std::size_t unit) {
+  auto it = std::find_if(queued_.begin(), queued_.end(),
+                         [unit](const QueuedLaunch& q) { return q.unit == unit; });
+  if (it == queued_.end()) return false;
+  queued_.erase(it);
+  return true;
+}
+
+void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt) {
+  if (units.empty()) return;
   launching(units, attempt);
   auto groups = attempt == 0 && units.size() > 1 ? group_first_launches(units)
                                                  : std::vector<std::vector<std::size_t>>{units};
@@ -111,6 +195,7 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
       tracker_->started(pid, group, attempt);
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
+        release_descriptors(unit);
         say(units_[unit].name + ": " + e.what());
         carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
       }
@@ -140,6 +225,10 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
       case Action::Kind::Signal:
         if (pid_t pid = tracker_->pid_of(action.task); pid > 0) {
           signal_unit(action.task, pid, action.signal);
+        } else if (action.signal != SIGCONT && drop_queued(action.task)) {
+          // Never started (waiting for descriptors): it ends as stopped.
+          carry_out(supervisor_->task_exited(action.task, TaskExit{true, action.signal},
+                                             Clock::now()));
         }
         break;
       case Action::Kind::Finish: {
@@ -161,6 +250,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 }
 
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
+  release_descriptors(unit);
   if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
       signals_seen_ == 0) {
     // A task that never started may have no log.
@@ -288,6 +378,11 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   // must not stop the program (the lines still reach the logs).
   signal(SIGPIPE, SIG_IGN);
   exec::raise_descriptor_limit();  // the local launcher holds two pipes per task
+  // Task output and our lines never wait for a reader (a pager, a stuck
+  // pipe): the loop must always hear signals, stops and exits.
+  exec::terminal_stdout().never_block();
+  exec::terminal_stderr().never_block();
+  exec::disable_core_dumps();  // we hold the program's secret
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   exec::become_subreaper();
@@ -331,6 +426,10 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   std::vector<std::size_t> tasks_per_unit;
   for (const LaunchUnit& unit : units_) tasks_per_unit.push_back(unit.tasks.size());
   tracker_ = std::make_unique<UnitTracker>(std::move(tasks_per_unit));
+  charged_.assign(units_.size(), 0);
+  auto [limit, open] = descriptor_use();
+  descriptor_limit_ = limit;
+  descriptor_budget_ = limit > open + kReservedDescriptors ? limit - open - kReservedDescriptors : 0;
 
   carry_out(supervisor_->start(Clock::now()));
   std::optional<Clock::time_point> linger_until;
@@ -353,21 +452,47 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
     watch(fds);
+    const std::size_t watched_end = fds.size();
+    exec::TerminalStream* streams[] = {&exec::terminal_stdout(), &exec::terminal_stderr()};
+    std::vector<exec::TerminalStream*> writing;
+    for (exec::TerminalStream* stream : streams) {
+      if (!stream->wants_write()) continue;
+      fds.push_back({stream->pollable(), POLLOUT, 0});
+      writing.push_back(stream);
+    }
     if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < writing.size(); ++i) {
+      if (fds[watched_end + i].revents) writing[i]->on_writable();
+    }
     // Stop requests first: a task that exits because of a stop must find
     // the program already stopping, not count as a failure (the rendezvous
     // tells the launcher of a stop before it tells any task).
     if (fds[1].revents & POLLIN) on_wakeup();
     // Output before exits, so that a task's last lines come before the
     // launcher's word on how it ended.
-    watched(fds.data() + 2, fds.size() - 2);
+    watched(fds.data() + 2, watched_end - 2);
     if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
+    start_queued();
   }
   // Nothing of the program outlives the launcher.
   exec::terminate_descendants(milliseconds(2000));
-  run_dir_.write_exit(exit_code_);
+  try {
+    run_dir_.write_exit(exit_code_);
+  } catch (const std::exception& e) {
+    // The program's outcome stands; only its record is missing.
+    say("the program's exit status (" + std::to_string(exit_code_) + ") is not recorded: " +
+        e.what());
+  }
   control_.reset();
+  exec::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
+    signalfd_siginfo info{};
+    bool interrupted = false;
+    while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      interrupted = interrupted || info.ssi_signo != SIGCHLD;
+    }
+    return interrupted;
+  });
   return exit_code_;
 }
 

@@ -109,6 +109,12 @@ class LauncherLoop {
   void end_process(pid_t pid, const exec::ExitStatus& status);
   // Sends `sig` to a running unit.
   virtual void signal_unit(std::size_t unit, pid_t pid, int sig);
+  // How many of this process's descriptors a running `unit` holds (its
+  // output pipes, log, held ports, rendezvous connection). Units start only
+  // while their sum stays within the soft limit on open files (less a
+  // reserve); the others wait, in order, for running ones to end (one line
+  // says so). 0 (the default): not counted.
+  virtual std::size_t descriptors_of(std::size_t /*unit*/) const { return 0; }
 
   const core::Plan& plan() const { return plan_; }
   const RunDirectory& run_dir() const { return run_dir_; }
@@ -121,6 +127,12 @@ class LauncherLoop {
  private:
   void carry_out(const std::vector<Action>& actions);
   void launch(const std::vector<std::size_t>& units, int attempt);
+  void start_now(const std::vector<std::size_t>& units, int attempt);
+  bool take_descriptors(std::size_t unit);
+  void release_descriptors(std::size_t unit);
+  void note_descriptor_budget(std::size_t unit);
+  void start_queued();
+  bool drop_queued(std::size_t unit);
   void unit_done(std::size_t unit, TaskExit exit, bool quiet);
   void on_signals();
   void on_wakeup();
@@ -148,6 +160,17 @@ class LauncherLoop {
   bool finished_ = false;
   int exit_code_ = 0;
   int signals_seen_ = 0;
+  // Units waiting for descriptors (descriptors_of), in launch order.
+  struct QueuedLaunch {
+    std::size_t unit;
+    int attempt;
+  };
+  std::deque<QueuedLaunch> queued_;
+  std::vector<std::size_t> charged_;  // per unit: descriptors it holds now
+  std::size_t descriptors_in_use_ = 0;
+  std::size_t descriptor_budget_ = 0;
+  std::size_t descriptor_limit_ = 0;
+  bool budget_said_ = false;
 };
 
 }  // namespace slipway::launch

@@ -20,6 +20,8 @@
 #include "slipway/exec/task_command.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/local_address.hpp"
+#include "slipway/exec/scratch_dir.hpp"
+#include "slipway/exec/task_log.hpp"
 
 extern char** environ;
 
@@ -89,6 +91,12 @@ class LocalRun : public LauncherLoop {
     inline_->watched(fds, count);
     report_inline_ends();
   }
+  std::size_t descriptors_of(std::size_t unit) const override {
+    // A plain task: its two output pipes, its log and its held ports; an
+    // agent: its rendezvous connection (its pipes are its own).
+    if (!runs_inline(unit)) return 2;
+    return 3 + plan().tasks[units()[unit].tasks.front()].ports.size();
+  }
   std::optional<Clock::time_point> own_deadline() const override {
     return inline_ ? inline_->deadline() : std::nullopt;
   }
@@ -116,6 +124,7 @@ class LocalRun : public LauncherLoop {
           exec::advertise_host_from_environment("", control().endpoint());
       inline_options.wire_timeout = exec::wire_timeout_from_environment(options_.wire_timeout);
       inline_options.grace = options_.grace / 2;
+      inline_options.log_limit = options_.log_limit;
       inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
     }
     return *inline_;
@@ -136,9 +145,17 @@ int run_local(const LocalRunOptions& options) {
   return run_guarded([&options] { return run_local_unguarded(options); });
 }
 
-int run_local_unguarded(const LocalRunOptions& options) {
+int run_local_unguarded(const LocalRunOptions& given) {
+  LocalRunOptions options = given;
   auto program = load_or_report(options.topology_path);
   if (!program) return 2;
+  if (auto limit = exec::log_limit_from_environment()) {
+    options.log_limit = *limit;
+  } else {
+    say("SLIPWAY_LOG_LIMIT='" + std::string(std::getenv("SLIPWAY_LOG_LIMIT")) +
+        "' is no size: give bytes with an optional K, M or G suffix (0: no limit)");
+    return 2;
+  }
   // A workstation runs what it is given: unless told how many CPUs to plan
   // with, oversubscribe this machine's CPUs rather than refuse (as `slipway
   // plan` shows).
@@ -158,6 +175,14 @@ int run_local_unguarded(const LocalRunOptions& options) {
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks); run directory " + run_dir.path());
+    // What agents of an earlier run that were killed left (a PMIx server's
+    // and Open MPI's private directories), when this program has MPI nodes.
+    for (const auto& node : planned.plan->program.nodes) {
+      if (*node.framework == core::Framework::mpi) {
+        exec::remove_stale_scratch_dirs();
+        break;
+      }
+    }
     LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
     ControlPlaneOptions control;
     control.observed_key_prefix = "addr/";  // peers' addresses, for tasks run inline

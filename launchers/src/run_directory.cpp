@@ -28,22 +28,55 @@ std::string default_run_root() {
   return "/tmp/slipway-" + std::to_string(getuid()) + "/runs";
 }
 
+namespace {
+
+// Creates `path` and its missing parents, each new one with mode 0700
+// (existing directories are left as they are). Throws saying what failed.
+void create_private_directories(const std::string& path, const std::string& what) {
+  std::string prefix;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    std::size_t end = slash == std::string::npos ? path.size() : slash;
+    prefix = path.substr(0, end);
+    start = end + 1;
+    if (prefix.empty() || prefix == "." || prefix == "..") continue;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw std::runtime_error("cannot create " + what + " '" + path + "': " + prefix + ": " +
+                               std::strerror(errno));
+    }
+    if (slash == std::string::npos) break;
+  }
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw std::runtime_error("cannot create " + what + " '" + path + "': it exists and is not a "
+                             "directory");
+  }
+}
+
+}  // namespace
+
 RunDirectory RunDirectory::create(const std::string& root, const std::string& program) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) throw std::runtime_error("cannot create run root '" + root + "': " + ec.message());
+  create_private_directories(root, "run root");
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   std::string name = program + "-" + stamp + "-" + std::to_string(getpid());
   std::string path = root + "/" + name;
-  fs::create_directories(path + "/logs", ec);
-  if (ec) throw std::runtime_error("cannot create run directory '" + path + "': " + ec.message());
+  // Private: the logs may hold the program's secret (a task printing its
+  // environment), and the rendezvous file holds it.
+  for (const std::string& dir : {path, path + "/logs"}) {
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+      throw std::runtime_error("cannot create run directory '" + dir + "': " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
   for (const std::string& link : {root + "/latest", root + "/" + program + ".latest"}) {
     std::string tmp = link + ".tmp" + std::to_string(getpid());
     fs::remove(tmp, ec);
     fs::create_directory_symlink(name, tmp, ec);
     if (!ec) fs::rename(tmp, link, ec);
+    if (ec) fs::remove(tmp, ec);
   }
   return RunDirectory(fs::absolute(path).string());
 }
@@ -52,9 +85,19 @@ void RunDirectory::write_file(const std::string& name, const std::string& conten
                               int mode) const {
   std::string path = path_ + "/" + name;
   std::string tmp = path + ".tmp";
-  exec::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
-  if (!fd || !exec::write_all(fd.get(), content) || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  exec::UniqueFd fd(
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+  bool written = fd && exec::write_all(fd.get(), content);
+  int error = errno;
+  if (written && ::close(fd.release()) != 0) {  // NFS may report a full disk only here
+    written = false;
+    error = errno;
+  }
+  fd.reset();
+  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (written) error = errno;
+    ::unlink(tmp.c_str());  // no half-written file is left behind
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
+#include "slipway/exec/task_log.hpp"
 #include "slipway/spank/task_replica.hpp"  // the replica rule of a shared step
 #ifdef SLIPWAY_HAVE_PMIX
 #include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
@@ -25,7 +26,14 @@
 namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options) {
+  disable_core_dumps();  // SLIPWAY_TOKEN is in our environment
   options.wire_timeout = wire_timeout_from_environment(options.wire_timeout);
+  if (auto limit = log_limit_from_environment()) {
+    options.log_limit = *limit;
+  } else {
+    std::fprintf(stderr, "slipway-exec: SLIPWAY_LOG_LIMIT is no size (bytes, optional K, M or G "
+                         "suffix); logs keep the default bound of 64 MiB\n");
+  }
   const char* rdzv = std::getenv("SLIPWAY_RDZV");
   options.advertise_host = advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");
   WiringFactory wiring;

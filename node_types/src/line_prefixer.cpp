@@ -25,7 +25,6 @@ void LinePrefixer::emit(std::string_view line, std::string& terminal_out) {
 }
 
 void LinePrefixer::feed(std::string_view bytes) {
-  if (log_fd_ >= 0) write_all(log_fd_, bytes);
   std::string terminal_out;
   while (!bytes.empty()) {
     auto newline = bytes.find('\n');
@@ -51,17 +50,17 @@ void LinePrefixer::feed(std::string_view bytes) {
     }
     bytes.remove_prefix(newline + 1);
   }
-  if (!terminal_out.empty() && terminal_fd_ >= 0) write_all(terminal_fd_, terminal_out);
+  if (!terminal_out.empty()) terminal_.write(terminal_out);
 }
 
-void LinePrefixer::finish() {
-  if (partial_.empty()) return;
+bool LinePrefixer::finish() {
+  if (partial_.empty()) return false;
   partial_ += '\n';
-  if (log_fd_ >= 0) write_all(log_fd_, "\n");
   std::string terminal_out;
   emit(partial_, terminal_out);
   partial_.clear();
-  if (terminal_fd_ >= 0) write_all(terminal_fd_, terminal_out);
+  terminal_.write(terminal_out);
+  return true;
 }
 
 }  // namespace slipway::exec

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string_view>
@@ -50,6 +52,10 @@ namespace {
 // The soft RLIMIT_NOFILE before raise_descriptor_limit(), for children
 // (-1: never raised).
 std::atomic<long long> original_nofile_soft{-1};
+// The soft RLIMIT_CORE before disable_core_dumps(), for children (only
+// when core_lowered is set).
+std::atomic<rlim_t> original_core_soft{0};
+std::atomic<bool> core_lowered{false};
 
 // What the child of spawn() reads and writes: it shares our memory
 // (CLONE_VM) until it execs, so an exec failure comes back in `error`.
@@ -58,6 +64,7 @@ struct ChildArgs {
   char* const* argv;
   char* const* envp;
   int error;
+  bool in_chdir;  // the error came from entering the workdir
 };
 
 // Runs in the child between clone and exec, on its own stack in our memory:
@@ -82,6 +89,13 @@ int child_exec(void* raw) {
       setrlimit(RLIMIT_NOFILE, &limit);
     }
   }
+  if (core_lowered.load(std::memory_order_acquire)) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_CORE, &limit) == 0) {
+      limit.rlim_cur = original_core_soft.load(std::memory_order_relaxed);
+      setrlimit(RLIMIT_CORE, &limit);
+    }
+  }
   auto dup_to = [](int from, int to) {
     if (from >= 0 && from != to) dup2(from, to);
   };
@@ -91,6 +105,7 @@ int child_exec(void* raw) {
   close_descriptors_from(3);
   if (!o.workdir.empty() && chdir(o.workdir.c_str()) != 0) {
     args->error = errno;
+    args->in_chdir = true;
   } else {
     execvpe(args->argv[0], args->argv, args->envp);
     args->error = errno;
@@ -167,6 +182,27 @@ std::string too_long_detail(const SpawnOptions& options) {
          std::to_string(largest ? largest->size() + 1 : 0) + " bytes)";
 }
 
+// Whether `command`, as execvpe would find it (through PATH when it has
+// no '/'; relative to `workdir`), is a directory: exec says only EACCES.
+bool names_directory(const std::string& command, const std::string& workdir) {
+  auto is_directory = [&workdir](const std::string& path) {
+    std::string full = path.front() == '/' || workdir.empty() ? path : workdir + "/" + path;
+    struct stat st{};
+    return ::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  };
+  if (command.empty()) return false;
+  if (command.find('/') != std::string::npos) return is_directory(command);
+  const char* path_env = std::getenv("PATH");
+  std::string_view path = path_env ? path_env : "/bin:/usr/bin";
+  while (true) {
+    auto colon = path.find(':');
+    std::string dir(path.substr(0, colon));
+    if (is_directory((dir.empty() ? "." : dir) + "/" + command)) return true;
+    if (colon == std::string_view::npos) return false;
+    path.remove_prefix(colon + 1);
+  }
+}
+
 }  // namespace
 
 pid_t spawn(const SpawnOptions& options) {
@@ -175,7 +211,7 @@ pid_t spawn(const SpawnOptions& options) {
   }
   auto argv = c_strings(options.argv);
   auto envp = c_strings(options.env);
-  ChildArgs args{&options, argv.data(), envp.data(), 0};
+  ChildArgs args{&options, argv.data(), envp.data(), 0, false};
   thread_local ChildStack stack;
   // As posix_spawn does: the child shares our memory and we wait (VFORK)
   // until it has exec'd, so no page table is copied however large this
@@ -190,11 +226,18 @@ pid_t spawn(const SpawnOptions& options) {
   if (args.error != 0) {
     int status = 0;
     waitpid(pid, &status, 0);
-    std::string what = options.workdir.empty() || args.error != ENOENT
-                           ? "cannot run '" + options.argv[0] + "'"
-                           : "cannot run '" + options.argv[0] + "' in '" + options.workdir + "'";
-    if (args.error == E2BIG) what += too_long_detail(options);
-    throw std::system_error(args.error, std::generic_category(), what);
+    if (args.in_chdir) {
+      throw std::system_error(args.error, std::generic_category(),
+                              "cannot enter the workdir '" + options.workdir + "'");
+    }
+    const std::string& command = options.argv[0];
+    int error = args.error;
+    if (error == EACCES && names_directory(command, options.workdir)) error = EISDIR;
+    std::string what = options.workdir.empty() || error != ENOENT
+                           ? "cannot run '" + command + "'"
+                           : "cannot run '" + command + "' in '" + options.workdir + "'";
+    if (error == E2BIG) what += too_long_detail(options);
+    throw std::system_error(error, std::generic_category(), what);
   }
   // Also set the group from here, so a signal sent right after spawn()
   // returns reaches the group (the child set it already: VFORK).
@@ -212,6 +255,17 @@ void raise_descriptor_limit() {
   if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return;
   long long unset = -1;
   original_nofile_soft.compare_exchange_strong(unset, before);
+}
+
+void disable_core_dumps() {
+  prctl(PR_SET_DUMPABLE, 0);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_CORE, &limit) != 0 || limit.rlim_cur == 0 || core_lowered.load()) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = 0;
+  if (setrlimit(RLIMIT_CORE, &limit) != 0) return;
+  original_core_soft.store(before, std::memory_order_relaxed);
+  core_lowered.store(true, std::memory_order_release);
 }
 
 std::string ExitStatus::describe() const {

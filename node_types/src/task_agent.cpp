@@ -19,6 +19,7 @@
 #include "slipway/exec/horovod_rendezvous.hpp"
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/task_command.hpp"
+#include "slipway/exec/terminal_stream.hpp"
 #include "slipway/exec/unique_fd.hpp"
 
 extern char** environ;
@@ -30,6 +31,8 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+// How long, at the end, a reader that stalled may keep the agent waiting.
+constexpr milliseconds kFinalFlush{5000};
 
 bool is_terminating(int sig) {
   return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
@@ -45,8 +48,7 @@ sigset_t agent_signal_set() {
 
 // Reports a problem of one task on stderr, behind its name.
 void report(const std::string& task, const std::string& message) {
-  std::string line = task + ": slipway-exec: " + message + "\n";
-  write_all(STDERR_FILENO, line);
+  terminal_stderr().write(task + ": slipway-exec: " + message + "\n");
 }
 
 
@@ -176,7 +178,8 @@ void Agent::start(AgentTask& t) {
                                  options_.launcher_binds_gpus, options_.advertise_host);
   for (TaskHooks* hook : options_.hooks) hook->before_start(plan_, *t.task, *t.wiring, added);
   merge_environment(env, added);
-  t.output = std::make_unique<TaskOutput>(t.task->name(), options_.log_dir, options_.attempt, host_);
+  t.output = std::make_unique<TaskOutput>(t.task->name(), options_.log_dir, options_.attempt, host_,
+                                          options_.log_limit);
   // The ports are handed to the command: close our sockets just before;
   // but replica 0 of a horovod node keeps Horovod's rendezvous and serves it.
   for (auto& port : t.ports) {
@@ -238,6 +241,13 @@ void Agent::supervise() {
         streams.emplace_back(t.output.get(), fd);
       }
     }
+    // The terminal, when it has lines waiting for a slow reader.
+    std::vector<TerminalStream*> writing;
+    for (TerminalStream* stream : {&terminal_stdout(), &terminal_stderr()}) {
+      if (!stream->wants_write()) continue;
+      fds.push_back({stream->pollable(), POLLOUT, 0});
+      writing.push_back(stream);
+    }
     int timeout = -1;
     if (kill_at_) {
       auto left = std::chrono::duration_cast<milliseconds>(*kill_at_ - Clock::now()).count();
@@ -254,6 +264,9 @@ void Agent::supervise() {
     }
     for (std::size_t i = 0; i < streams.size(); ++i) {
       if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) streams[i].first->pump(streams[i].second);
+    }
+    for (std::size_t i = 0; i < writing.size(); ++i) {
+      if (fds[2 + streams.size() + i].revents) writing[i]->on_writable();
     }
     if (kill_at_ && Clock::now() >= *kill_at_) {
       kill_at_.reset();
@@ -277,10 +290,22 @@ int Agent::finish() {
     for (TaskHooks* hook : options_.hooks) hook->after_exit(*t.task, task_code);
     t.wiring->leave(task_code);
   }
+  // The last lines, unless the reader stalled for good (or we are told to
+  // stop).
+  flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
+    signalfd_siginfo info{};
+    bool interrupted = false;
+    while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      interrupted = interrupted || is_terminating(static_cast<int>(info.ssi_signo));
+    }
+    return interrupted;
+  });
   return code;
 }
 
 int Agent::run(const WiringFactory& make_wiring) {
+  terminal_stdout().never_block();
+  terminal_stderr().never_block();
   sigset_t set = agent_signal_set();
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));

@@ -46,16 +46,18 @@ core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
 }
 
 TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std::uint32_t attempt,
-                       const std::string& host) {
+                       const std::string& host, std::uint64_t log_limit) {
   if (!log_dir.empty()) {
-    log_path_ = log_dir + "/" + name + ".log";
     std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &local);
-    header_ = "=== slipway: " + name + " attempt " + std::to_string(attempt) + " on " + host +
-              " at " + when + " ===\n";
+    log_ = std::make_unique<TaskLog>(
+        name, log_dir + "/" + name + ".log",
+        "=== slipway: " + name + " attempt " + std::to_string(attempt) + " on " + host + " at " +
+            when + " ===\n",
+        log_limit);
   }
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -69,18 +71,12 @@ TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std:
   err_.reset(err_pipe[0]);
   err_write_.reset(err_pipe[1]);
   for (int fd : {out_.get(), err_.get()}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDOUT_FILENO, -1);
-  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", STDERR_FILENO, -1);
+  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", terminal_stdout());
+  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", terminal_stderr());
 }
 
 void TaskOutput::keep_log() {
-  if (log_tried_ || log_path_.empty()) return;
-  log_tried_ = true;
-  log_.reset(::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (!log_) return;
-  write_all(log_.get(), header_);
-  out_lines_->set_log_fd(log_.get());
-  err_lines_->set_log_fd(log_.get());
+  if (log_) log_->keep();
 }
 
 void TaskOutput::close_write_ends() {
@@ -102,12 +98,13 @@ bool TaskOutput::pump(int fd) {
   char buffer[16384];
   ssize_t n = ::read(fd, buffer, sizeof buffer);
   if (n > 0) {
-    keep_log();
-    lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    std::string_view bytes(buffer, static_cast<std::size_t>(n));
+    if (log_) log_->append(bytes);
+    lines.feed(bytes);
     return true;
   }
   if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-    lines.finish();
+    if (lines.finish() && log_) log_->append("\n");
     end.reset();
   }
   return false;

@@ -26,9 +26,7 @@ const core::Task* task_named(const core::Plan& plan, const std::string& name) {
 }
 
 // Shared memory lives best in /dev/shm (tmpfs); elsewhere, the temp dir.
-std::string shm_base() {
-  return access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : detail::temp_base();
-}
+std::string shm_base() { return exec::scratch_shm_base(); }
 
 }  // namespace
 

@@ -1,48 +1,30 @@
-// PrivateDir: a fresh directory (mkdtemp) removed with everything in it on
-// destruction: the PMIx server's temporary directory, Open MPI's session
-// and shared-memory directories of one agent.
+// PrivateDir: the PMIx server's temporary directory and Open MPI's session
+// and shared-memory directories of one agent: locked scratch directories
+// (slipway/exec/scratch_dir.hpp), removed when the agent ends and, when it
+// was killed, by the host's next agent.
 #pragma once
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <stdexcept>
 #include <string>
-#include <vector>
+
+#include "slipway/exec/scratch_dir.hpp"
 
 namespace slipway::pmix::detail {
 
 // $TMPDIR, or /tmp.
-inline std::string temp_base() {
-  const char* env = std::getenv("TMPDIR");
-  return (env && *env) ? env : "/tmp";
-}
+inline std::string temp_base() { return exec::scratch_temp_base(); }
 
-class PrivateDir {
+// Sweeps what killed agents left (once per process), then makes the
+// directory.
+class PrivateDir : public exec::ScratchDir {
  public:
-  // Creates BASE/PREFIX-XXXXXX; throws std::runtime_error saying what it
-  // was for and what to do.
-  PrivateDir(const std::string& base, const std::string& prefix, const std::string& purpose) {
-    std::string pattern = base + "/" + prefix + "-XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (mkdtemp(buffer.data()) == nullptr) {
-      throw std::runtime_error("cannot create " + purpose + " under " + base + ": " +
-                               std::strerror(errno) + " (set TMPDIR to a writable directory)");
-    }
-    path_ = buffer.data();
-  }
-  ~PrivateDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  PrivateDir(const PrivateDir&) = delete;
-  PrivateDir& operator=(const PrivateDir&) = delete;
-  const std::string& path() const { return path_; }
+  PrivateDir(const std::string& base, const std::string& prefix, const std::string& purpose)
+      : exec::ScratchDir((swept(), base), prefix, purpose) {}
 
  private:
-  std::string path_;
+  static void swept() {
+    static const bool once = (exec::remove_stale_scratch_dirs(), true);
+    (void)once;
+  }
 };
 
 }  // namespace slipway::pmix::detail

@@ -34,6 +34,19 @@ no_survivors() {
   ! pgrep -f "$MARKER" >/dev/null
 }
 
+# descendants PID COMM: the live descendants of PID whose command name is
+# COMM (to find a run's launcher or agents by pid, never by name alone).
+descendants() {
+  ps -e -o pid=,ppid=,comm= | awk -v root="$1" -v comm="$2" '
+    { parent[$1] = $2; name[$1] = $3 }
+    END {
+      for (p in parent) {
+        if (name[p] != comm) continue
+        for (q = parent[p]; q > 1; q = parent[q]) if (q == root) { print p; break }
+      }
+    }'
+}
+
 # topology NAME: copies topologies/NAME.toml into the work dir with
 # @MARKER@ and @WORK@ replaced, and prints its path.
 topology() {

@@ -7,8 +7,9 @@
 source "$(dirname "$0")/lib.sh"
 program=$(topology sleepers)
 
-# The launcher is the guard's only child; the commands are the launcher's.
-launcher_of() { pgrep -P "$1" -x slipway; }
+# The launcher is the guard's grandchild (under the keeper); the commands
+# are the launcher's children.
+launcher_of() { pgrep -P "$(pgrep -P "$1" -x run-keeper)" -x slipway; }
 all_started() { [ "$(pgrep -c -f "$MARKER")" -ge 6 ]; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
@@ -26,7 +27,8 @@ wait_until 30 no_survivors
 wait_until 30 gone "$launcher"
 echo "1: SIGKILL of slipway run: nothing left"
 
-# 2. SIGKILL of the launcher: the guard ends what it left and exits 137.
+# 2. SIGKILL of the launcher: the keeper ends what it left, and slipway run
+# exits 137.
 "$SLIPWAY" run "$program" >"$WORK/out2" 2>&1 &
 guard=$!
 BACKGROUND_PIDS+=("$guard")

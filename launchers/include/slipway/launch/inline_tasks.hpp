@@ -35,6 +35,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,7 @@ struct InlineTaskOptions {
   std::string advertise_host;  // empty: this host's name
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
+  std::uint64_t log_limit = std::uint64_t{64} << 20;  // each task log's bound (0: none)
 };
 
 class InlineTasks {

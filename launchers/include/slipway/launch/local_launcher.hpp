@@ -12,10 +12,14 @@
 // SIGHUP stop the program in order (SIGTERM, then SIGKILL after the grace
 // period; a second signal kills at once); when the launcher itself is
 // killed, every task dies with it (parent-death signals, subreaping, and
-// the guard process: see run_guarded in launcher_guard.hpp).
+// the guard and keeper processes: see run_guarded in launcher_guard.hpp).
+// Tasks start within the launcher's descriptor budget (the rest wait:
+// LauncherLoop::descriptors_of); output never waits for the terminal
+// (terminal_stream.hpp); task logs are bounded (task_log.hpp).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "slipway/core/plan.hpp"
@@ -29,6 +33,9 @@ struct LocalRunOptions {
   std::string exec_path;     // the slipway-exec binary
   std::chrono::milliseconds grace{10000};
   std::chrono::milliseconds wire_timeout{300000};
+  // The bound of each task log (SLIPWAY_LOG_LIMIT, read by run_local and by
+  // every agent; 0: none).
+  std::uint64_t log_limit = std::uint64_t{64} << 20;
   bool verbose = false;
 };
 

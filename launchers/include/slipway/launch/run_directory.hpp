@@ -8,7 +8,9 @@
 //                                    exit         the program's exit status, once done
 //   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
 // ROOT is $SLIPWAY_RUN_ROOT, else $HOME/.slipway/runs, else
-// /tmp/slipway-UID/runs.
+// /tmp/slipway-UID/runs. Directories slipway makes are 0700 (ROOT and its
+// missing parents too), its files 0600: task logs and the rendezvous file
+// may hold the program's secret.
 #pragma once
 
 #include <optional>
@@ -34,7 +36,9 @@ class RunDirectory {
   std::string plan_path() const { return path_ + "/plan.json"; }
   std::string logs_path() const { return path_ + "/logs"; }
 
-  void write_file(const std::string& name, const std::string& content, int mode = 0644) const;
+  // Writes NAME atomically (NAME.tmp, then renamed; removed when anything
+  // fails). Throws std::runtime_error naming the file and the reason.
+  void write_file(const std::string& name, const std::string& content, int mode = 0600) const;
   void write_contact(const RendezvousContact& contact) const;
   void write_exit(int exit_code) const;
 

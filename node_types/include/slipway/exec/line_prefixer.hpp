@@ -1,17 +1,20 @@
 // LinePrefixer: turns a task's output stream into whole lines, each written
-// to the terminal behind the task's name ("learner.0: ...") and, unprefixed,
-// to the task's log file.
+// to the terminal behind the task's name ("learner.0: ...").
 //
 // Contract: feed() takes any chunk of bytes; only whole lines are written
-// (one write() per chunk, so lines of different tasks never interleave).
-// A line longer than kMaxLine is written in pieces. finish() writes what is
-// left as a last line. Write errors on the terminal are ignored (a closed
-// terminal must not stop the program); the log file always gets the bytes.
+// (one write per chunk, so lines of different tasks never interleave). A
+// line longer than kMaxLine is written in pieces. finish() writes what is
+// left as a last line and says whether there was any. The terminal is a
+// TerminalStream (terminal_stream.hpp): blocking, or never blocking with a
+// bounded buffer; a write error there never stops the program. The task's
+// log is written by its owner (task_log.hpp), not here.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include "slipway/exec/terminal_stream.hpp"
 
 namespace slipway::exec {
 
@@ -19,20 +22,19 @@ class LinePrefixer {
  public:
   static constexpr std::size_t kMaxLine = 64 * 1024;
 
-  LinePrefixer(std::string prefix, int terminal_fd, int log_fd)
-      : prefix_(std::move(prefix)), terminal_fd_(terminal_fd), log_fd_(log_fd) {}
+  LinePrefixer(std::string prefix, TerminalStream& terminal)
+      : prefix_(std::move(prefix)), terminal_(terminal) {}
 
   void feed(std::string_view bytes);
-  void finish();
-  // The log file from now on (-1: none).
-  void set_log_fd(int fd) { log_fd_ = fd; }
+  // Writes the partial last line, if any (with a newline); returns whether
+  // there was one.
+  bool finish();
 
  private:
   void emit(std::string_view line_with_newline, std::string& terminal_out);
 
   std::string prefix_;
-  int terminal_fd_;
-  int log_fd_;
+  TerminalStream& terminal_;
   std::string partial_;
 };
 

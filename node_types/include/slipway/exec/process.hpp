@@ -10,7 +10,9 @@
 //   signal unblocked and default dispositions, and gets the given stdin /
 //   stdout / stderr fds (-1 keeps the parent's). Every other fd is closed in
 //   the child. A failure to exec is reported by spawn() as an exception
-//   carrying errno's text, never as a child that exits 127 silently.
+//   carrying errno's text, never as a child that exits 127 silently: "cannot
+//   enter the workdir 'W': REASON" when the workdir is the problem, "cannot
+//   run 'C': Is a directory" for a command that is a directory.
 // - Must be called from a thread that lives as long as the child when a
 //   parent death signal is asked for (the kernel ties it to the thread).
 #pragma once
@@ -58,6 +60,14 @@ struct ExitStatus {
 // then on get the soft limit this process had before, so the commands see
 // the limits they would have seen anyway.
 void raise_descriptor_limit();
+
+// For a process holding the program's secret (the launcher, the agent): no
+// core dump of it may hold the secret, and no other process of the user
+// may read its memory. Marks it not dumpable (PR_SET_DUMPABLE 0: no core
+// dump, no ptrace attach or /proc/PID/mem by the same user) and lowers its
+// soft RLIMIT_CORE to 0. Children started by spawn() from then on get the
+// core limit this process had before (and exec makes them dumpable again).
+void disable_core_dumps();
 
 // Non-blocking reap of any child: the pid and its status, or nothing.
 std::optional<std::pair<pid_t, ExitStatus>> try_reap_any();

@@ -37,6 +37,7 @@ struct AgentOptions {
   std::vector<std::string> tasks;  // "node.replica" of each task to run
   std::uint32_t attempt = 0;
   std::string log_dir;             // empty: no log files
+  std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (task_log.hpp; 0: none)
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
@@ -52,6 +53,9 @@ struct AgentOptions {
 void block_agent_signals();
 
 // Runs the tasks to completion; returns the exit code for the process.
+// Output reaches the terminal without ever blocking the agent
+// (terminal_stream.hpp); the agent holds the program's secret, so it
+// makes no core dump (disable_core_dumps in process.hpp).
 // Errors before the command starts (a bad task name, a wiring timeout) are
 // reported on stderr, prefixed with the task's name, and return 1.
 int run_agent(const core::Plan& plan, const AgentOptions& options, const WiringFactory& wiring);

@@ -9,21 +9,24 @@
 //   horovod nodes GLOO_SOCKET_IFNAME/TP_SOCKET_IFNAME naming the interface
 //   of `advertise_host` (gloo picks its interface from the host name, which
 //   often resolves to loopback on clusters), unless the user set them.
-// - TaskOutput: the log file LOG_DIR/NODE.REPLICA.log and two pipes for
-//   the command's stdout and stderr. pump() relays what a read end has as
-//   whole lines behind "NODE.REPLICA: " (line_prefixer.hpp) and, raw, to the
-//   log; at end-of-file the last partial line is written and that end
-//   closes. The read ends are non-blocking. The log is opened for append
-//   when the first output comes, or by keep_log() (a task that failed), with
-//   a "=== slipway: NAME attempt N on HOST at TIME ===" header, TIME being
-//   when the TaskOutput was made: a task that printed nothing and succeeded
-//   leaves no empty log behind (creating files is much of what starting a
-//   task costs). No log when log_dir is empty or it cannot be opened.
+// - TaskOutput: the log LOG_DIR/NODE.REPLICA.log (task_log.hpp, bounded
+//   by SLIPWAY_LOG_LIMIT) and two pipes for the command's stdout and
+//   stderr. pump() relays what a read end has as whole lines behind
+//   "NODE.REPLICA: " (line_prefixer.hpp) to the terminal streams
+//   (terminal_stream.hpp) and, raw, to the log; at end-of-file the last
+//   partial line is written and that end closes. The read ends are
+//   non-blocking. The log is opened for append when the first output
+//   comes, or by keep_log() (a task that failed), with a "=== slipway: NAME
+//   attempt N on HOST at TIME ===" header, TIME being when the TaskOutput
+//   was made: a task that printed nothing and succeeded leaves no empty log
+//   behind (creating files is much of what starting a task costs). No log
+//   when log_dir is empty.
 // - start_command(): starts `wrapper + command` of the node with exactly
 //   `env` in the node's workdir, in a process group of its own that gets
 //   SIGKILL when the calling thread ends, its output into `output` (whose
 //   write ends are then closed here). Throws std::exception when it cannot
-//   start (errno's text).
+//   start: errno's text, or what is wrong (a workdir that is no directory,
+//   a command that is a directory).
 #pragma once
 
 #include <sys/types.h>
@@ -37,6 +40,7 @@
 #include "slipway/core/environment.hpp"
 #include "slipway/core/plan.hpp"
 #include "slipway/exec/line_prefixer.hpp"
+#include "slipway/exec/task_log.hpp"
 #include "slipway/exec/unique_fd.hpp"
 
 namespace slipway::exec {
@@ -47,8 +51,9 @@ core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
 
 class TaskOutput {
  public:
+  // `log_limit`: the bound of the log file (0: none).
   TaskOutput(const std::string& task_name, const std::string& log_dir, std::uint32_t attempt,
-             const std::string& host);
+             const std::string& host, std::uint64_t log_limit = kDefaultLogLimit);
   TaskOutput(const TaskOutput&) = delete;
   TaskOutput& operator=(const TaskOutput&) = delete;
 
@@ -69,9 +74,8 @@ class TaskOutput {
   void keep_log();
 
  private:
-  std::string log_path_, header_;
-  bool log_tried_ = false;
-  UniqueFd log_, out_, err_, out_write_, err_write_;
+  std::unique_ptr<TaskLog> log_;
+  UniqueFd out_, err_, out_write_, err_write_;
   std::unique_ptr<LinePrefixer> out_lines_, err_lines_;
 };
 
