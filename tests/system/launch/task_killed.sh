@@ -5,8 +5,11 @@ source "$(dirname "$0")/lib.sh"
 "$SLIPWAY" launch --srun-arg=-N2 --srun-arg=-pcpu "$(topology killed)" >out 2>&1 &
 launcher=$!
 trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true' EXIT
-wait_until 60 pgrep -f "$MARKER"
-pkill -9 -f "$MARKER"
+# Only the exec'd sleep ("MARKER 1000"): the bash before its exec, and any
+# process whose arguments carry the command text, name the marker too.
+sleeper="^$MARKER 1000\$"
+wait_until 60 pgrep -f "$sleeper"
+pkill -9 -f "$sleeper"
 wait_for_launcher "$launcher" out
 [ "$status" -eq 0 ] || fail "slipway launch exited $status"
 expect_line out "worker.0 exited with status 137"
