@@ -17,9 +17,11 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "slipway/exec/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
+#include "slipway/rendezvous/endpoint.hpp"
 
 namespace slipway::launch {
 namespace fs = std::filesystem;
@@ -100,18 +102,13 @@ bool launcher_alive_here(long pid, std::time_t run_started) {
 // Whether something accepts TCP connections at "host:port" or "[v6]:port"
 // within half a second. Connects and closes: nothing is sent.
 bool endpoint_answers(const std::string& endpoint) {
-  std::string host, port;
-  if (!endpoint.empty() && endpoint.front() == '[') {
-    const std::size_t close = endpoint.find("]:");
-    if (close == std::string::npos) return false;
-    host = endpoint.substr(1, close - 1);
-    port = endpoint.substr(close + 2);
-  } else {
-    const std::size_t colon = endpoint.rfind(':');
-    if (colon == std::string::npos) return false;
-    host = endpoint.substr(0, colon);
-    port = endpoint.substr(colon + 1);
+  rendezvous::Endpoint parsed;
+  try {
+    parsed = rendezvous::parse_endpoint(endpoint);
+  } catch (const std::invalid_argument&) {
+    return false;
   }
+  const std::string host = parsed.host, port = std::to_string(parsed.port);
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
