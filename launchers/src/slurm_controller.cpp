@@ -20,6 +20,7 @@
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/local_address.hpp"
+#include "slipway/exec/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
 #include "slipway/launch/slurm_steps.hpp"
@@ -223,7 +224,7 @@ class SlurmRun : public LauncherLoop {
     std::uint32_t gpus = 0;
   };
   std::map<pid_t, Reservation> live_steps_;  // what each running step holds
-  SrunStderr srun_stderr_{STDERR_FILENO};
+  SrunStderr srun_stderr_{exec::terminal_stderr()};
   // Slurm's lines of the step reaped last (process_ended comes right
   // before the loop ends that step's units).
   pid_t ended_step_ = -1;

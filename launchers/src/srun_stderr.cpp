@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <system_error>
 
-#include "slipway/exec/line_prefixer.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -61,7 +60,7 @@ std::string SrunMessages::slurm_lines() const {
   return joined;
 }
 
-SrunStderr::SrunStderr(int forward_fd) : forward_fd_(forward_fd) {}
+SrunStderr::SrunStderr(exec::TerminalStream& forward) : forward_(forward) {}
 
 exec::UniqueFd SrunStderr::open() {
   int fds[2];
@@ -101,13 +100,13 @@ void SrunStderr::drain(Pipe& pipe, std::size_t budget) {
     ssize_t n = ::read(pipe.read_end.get(), buffer, std::min(sizeof buffer, budget));
     if (n > 0) {
       budget -= static_cast<std::size_t>(n);
-      exec::write_all(forward_fd_, pipe.messages.feed(std::string_view(buffer, static_cast<std::size_t>(n))));
+      forward_.write(pipe.messages.feed(std::string_view(buffer, static_cast<std::size_t>(n))));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     // End of file (every writer is gone) or an error: nothing more comes.
-    exec::write_all(forward_fd_, pipe.messages.finish());
+    forward_.write(pipe.messages.finish());
     pipe.read_end.reset();
   }
 }
@@ -116,7 +115,7 @@ std::string SrunStderr::ended(pid_t pid) {
   auto it = pipes_.find(pid);
   if (it == pipes_.end()) return {};
   drain(it->second, SIZE_MAX);
-  exec::write_all(forward_fd_, it->second.messages.finish());
+  forward_.write(it->second.messages.finish());
   std::string lines = it->second.messages.slurm_lines();
   pipes_.erase(it);
   return lines;

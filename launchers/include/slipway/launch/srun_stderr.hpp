@@ -10,7 +10,9 @@
 //   lines to pass on; finish() the unterminated rest. A line longer than
 //   kMaxLineBytes is passed on in pieces. slurm_lines() are the last
 //   kKeptLines of Slurm's lines, each cut to kKeptLineBytes, joined by "; ".
-// - SrunStderr owns one pipe per running srun: open() gives the write end
+// - SrunStderr owns one pipe per running srun, and passes its lines on
+//   through a TerminalStream (never blocking the controller's loop on a
+//   reader that stalls, as the launcher's own lines): open() gives the write end
 //   for the spawn (close it after the spawn) and adopt(pid) files the read
 //   end under the srun's pid; watch()/watched() read what is there without
 //   blocking; ended(pid) reads the rest once that srun has been reaped,
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "slipway/exec/terminal_stream.hpp"
 #include "slipway/exec/unique_fd.hpp"
 
 namespace slipway::launch {
@@ -50,7 +53,7 @@ class SrunMessages {
 
 class SrunStderr {
  public:
-  explicit SrunStderr(int forward_fd);
+  explicit SrunStderr(exec::TerminalStream& forward);
 
   exec::UniqueFd open();
   void adopt(pid_t pid);
@@ -67,7 +70,7 @@ class SrunStderr {
   // file.
   void drain(Pipe& pipe, std::size_t budget);
 
-  int forward_fd_;
+  exec::TerminalStream& forward_;
   exec::UniqueFd pending_;  // read end of the pipe last opened, not yet adopted
   std::map<pid_t, Pipe> pipes_;
 };
