@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "endpoint_core.hpp"
+#include "slipway/rendezvous/printable.hpp"
 
 namespace slipway::channels::detail {
 namespace {
@@ -82,7 +83,7 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
                      "courier endpoint %s: dropping requests from a sender that never said "
                      "hello (not a courier endpoint of this slipway?); further ones are "
                      "dropped silently\n",
-                     wire::printable(name_).c_str());
+                     rendezvous::printable(name_).c_str());
       }
       return UCS_OK;
     }

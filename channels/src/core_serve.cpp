@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "endpoint_core.hpp"
+#include "slipway/rendezvous/printable.hpp"
 
 namespace slipway::channels {
 
@@ -128,7 +129,7 @@ void EndpointCore::on_request(const wire::Header& header, Bytes data) {
 void EndpointCore::warn_once(bool& warned, const std::string& message) {
   if (warned) return;
   warned = true;
-  std::fprintf(stderr, "courier endpoint %s: %s\n", wire::printable(name_).c_str(),
+  std::fprintf(stderr, "courier endpoint %s: %s\n", rendezvous::printable(name_).c_str(),
                message.c_str());
 }
 
@@ -174,7 +175,7 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   }
   // A new caller, or a known one at a new address: connect to it first
   // (its address is checked there), then keep it.
-  const std::string label = wire::printable(hello.label);
+  const std::string label = rendezvous::printable(hello.label);
   std::uint64_t generation = ++next_generation_;
   std::unique_ptr<ucx::Ep> ep;
   try {
@@ -188,7 +189,7 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   } catch (const ChannelError& e) {
     if (e.code() == Errc::protocol) counters_.refused_addresses++;
     std::fprintf(stderr, "courier endpoint %s: refusing caller '%s': cannot reply to it: %s\n",
-                 wire::printable(name_).c_str(), label.c_str(), e.what());
+                 rendezvous::printable(name_).c_str(), label.c_str(), e.what());
     if (caller) {
       linger(std::move(caller->ep));
       forget_caller(sender);

@@ -95,7 +95,7 @@ struct Call {
 // its last goodbye or its connection fails; requests from a sender without
 // one are dropped unread.
 struct Caller {
-  std::string label;                // printable (wire::printable)
+  std::string label;                // printable (rendezvous::printable)
   Bytes address;
   std::unique_ptr<ucx::Ep> ep;      // replies go here
   std::uint64_t generation = 0;

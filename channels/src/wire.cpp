@@ -130,21 +130,4 @@ DecodedHello decode_hello(ByteView data) {
   return DecodedHello{std::move(hello), {}};
 }
 
-std::string printable(std::string_view text) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte > 0x7e || c == '\\') {
-      out += "\\x";
-      out += digits[byte >> 4];
-      out += digits[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace slipway::channels::wire

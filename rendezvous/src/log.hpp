@@ -1,6 +1,6 @@
 // Private: the rendezvous's logging. Every line goes to stderr through the
 // logger named "rendezvous" (never stdout, where a launcher's tasks write);
-// text a peer chose is escaped before it reaches a line; messages a peer can
+// text a peer chose is escaped (printable.hpp) before it reaches a line; messages a peer can
 // trigger at will are throttled.
 #pragma once
 
@@ -12,17 +12,13 @@
 #include <string_view>
 
 #include "slipway/rendezvous/engine.hpp"
+#include "slipway/rendezvous/printable.hpp"
 
 namespace slipway::rendezvous {
 
 // The logger registered as "rendezvous" (created on stderr, at spdlog's
 // global level, when none is registered: a test may register its own).
 std::shared_ptr<spdlog::logger> rdzv_log();
-
-// `text` with every byte outside printable ASCII, and the backslash, written
-// as an escape (\n, \r, \t, \\, \xNN): a peer's text cannot start a line of
-// its own or send terminal controls.
-std::string printable(std::string_view text);
 
 // At most one message a second; the next one says how many were left out.
 class LogThrottle {

@@ -13,6 +13,7 @@
 #include "slipway/channels/error.hpp"
 #include "slipway/channels/ucx/address.hpp"
 #include "slipway/channels/wire.hpp"
+#include "slipway/rendezvous/printable.hpp"
 
 using namespace slipway::channels;
 using namespace slipway::channels::testing;
@@ -200,6 +201,6 @@ TEST_CASE("channels: hellos round-trip and malformed ones are refused", "[channe
 }
 
 TEST_CASE("channels: peer-given text is escaped for the log", "[channels][wire]") {
-  CHECK(wire::printable("actor.0") == "actor.0");
-  CHECK(wire::printable("a\nb\\c\x1b[31m\xff") == "a\\x0ab\\x5cc\\x1b[31m\\xff");
+  CHECK(slipway::rendezvous::printable("actor.0") == "actor.0");
+  CHECK(slipway::rendezvous::printable("a\nb\\c\x1b[31m\xff") == "a\\nb\\\\c\\x1b[31m\\xff");
 }

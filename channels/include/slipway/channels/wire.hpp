@@ -104,10 +104,6 @@ struct DecodedHello {
 Bytes encode_hello(std::string_view label, ByteView address);
 DecodedHello decode_hello(ByteView data);
 
-// Text a peer sent, fit for one log line: control bytes, backslashes and
-// bytes above 0x7e are written as \xNN.
-std::string printable(std::string_view text);
-
 bool valid_kind(std::uint8_t kind);
 bool valid_remote_status(std::uint8_t status);
 
