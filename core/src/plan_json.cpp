@@ -70,8 +70,7 @@ json task_to_json(const Task& t) {
               {"local_rank", t.local_rank},
               {"local_world_size", t.local_world_size},
               {"group_rank", t.group_rank},
-              {"group_world_size", t.group_world_size},
-              {"attempt", t.attempt}};
+              {"group_world_size", t.group_world_size}};
 }
 
 // Strict reading: every accessor names the JSON path it failed at.
@@ -250,7 +249,6 @@ Task task_from_json(const In& in, const Plan& plan, const std::set<std::string>&
   if (t.local_rank >= t.local_world_size || t.group_rank >= t.group_world_size) {
     in.fail("", "ranks must be less than their world sizes");
   }
-  t.attempt = in.u32("attempt", limits::kMaxRetries);
   return t;
 }
 
@@ -283,7 +281,6 @@ std::uint64_t task_json_bytes_bound(const NodeSpec& node) {
   t.mem_mb = limits::kMaxMemMb;
   for (const auto& port : node.ports) t.ports.push_back(port.value);
   for (const ImplicitPort& port : implicit_ports(node)) t.ports.push_back(port.name);
-  t.attempt = limits::kMaxRetries;
   // As an element of the root's "tasks" array, indented as dump(2) does,
   // with the ",\n" that separates it from the next.
   const std::size_t empty = json{{"tasks", json::array()}}.dump(2).size();

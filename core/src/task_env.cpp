@@ -4,12 +4,13 @@
 
 namespace slipway::core {
 
-EnvMap contract_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses) {
+EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+                            const ResolvedAddresses& addresses) {
   EnvMap env{{"SLIPWAY_PROGRAM", plan.program.name.value},
              {"SLIPWAY_NODE", task.node},
              {"SLIPWAY_REPLICA", std::to_string(task.replica)},
              {"SLIPWAY_REPLICAS", std::to_string(task.replicas)},
-             {"SLIPWAY_ATTEMPT", std::to_string(task.attempt)}};
+             {"SLIPWAY_ATTEMPT", std::to_string(attempt)}};
   for (const std::string& port : task.ports) {
     env["SLIPWAY_PORT_" + env_name_part(port)] =
         std::to_string(addresses.at({task.node, task.replica, port}).port);
@@ -46,13 +47,14 @@ EnvMap ucx_environment(const NodeSpec& node) {
   return env;
 }
 
-EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses,
+EnvMap task_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+                        const ResolvedAddresses& addresses,
                         const TaskEnvironmentOptions& options) {
   const NodeSpec& node = plan.node(task);
   EnvMap env;
   for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
-  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, addresses),
-                              framework_environment(plan, task, addresses),
+  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, attempt, addresses),
+                              framework_environment(plan, task, attempt, addresses),
                               gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {
     for (const auto& [name, value] : layer) env[name] = value;
   }

@@ -39,8 +39,7 @@ core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
                                bool launcher_binds_gpus, const std::string& advertise_host) {
   core::TaskEnvironmentOptions options;
   options.launcher_binds_gpus = launcher_binds_gpus;
-  auto added = core::task_environment(plan, task, addresses, options);
-  added["SLIPWAY_ATTEMPT"] = std::to_string(attempt);
+  auto added = core::task_environment(plan, task, attempt, addresses, options);
   add_network_interface(plan.node(task), advertise_host, added);
   return added;
 }

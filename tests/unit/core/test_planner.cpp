@@ -50,7 +50,6 @@ handles = ["server"]
   CHECK(w3.replica == 3u);
   CHECK(w3.replicas == 5u);
   CHECK(w3.cpus == 2u);
-  CHECK(w3.attempt == 0u);
   CHECK(plan.host(w3).name == "fn3");
   CHECK(plan.node(w3).name.value == "worker");
   CHECK(plan.tasks_of("nobody").empty());

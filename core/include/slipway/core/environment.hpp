@@ -86,12 +86,20 @@ const std::vector<std::string_view>& framework_variables(Framework framework);
 // needs (e.g. replica 0's torch_master port). Sorted, no duplicates.
 std::vector<AddressRef> required_addresses(const Plan& plan, const Task& task);
 
+// `attempt` is which launch of the task this is (0 on the first launch, +1
+// per relaunch). It is not part of the plan (the plan places tasks; it does
+// not count their launches): the launch layer passes it, and every variable
+// derived from it (SLIPWAY_ATTEMPT, TORCHELASTIC_RESTART_COUNT) comes from
+// this one value.
+
 // SLIPWAY_PROGRAM, _NODE, _REPLICA, _REPLICAS, _ATTEMPT, SLIPWAY_PORT_<PORT>
 // and SLIPWAY_ADDR_<NODE>_<PORT>.
-EnvMap contract_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses);
+EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+                            const ResolvedAddresses& addresses);
 
 // The variables of the task's node's framework (empty for none and mpi).
-EnvMap framework_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses);
+EnvMap framework_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+                             const ResolvedAddresses& addresses);
 
 // CUDA_VISIBLE_DEVICES from the task's GPU indices (empty string when it has
 // none) when the launcher owns GPU binding; nothing otherwise.
@@ -108,7 +116,8 @@ struct TaskEnvironmentOptions {
 // contract, framework and GPU variables (validation keeps these disjoint).
 // GPU binding applies only on hosts the plan gives GPUs: on a host planned
 // with 0 GPUs, CUDA_VISIBLE_DEVICES is left as it is.
-EnvMap task_environment(const Plan& plan, const Task& task, const ResolvedAddresses& addresses,
+EnvMap task_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+                        const ResolvedAddresses& addresses,
                         const TaskEnvironmentOptions& options = {});
 
 }  // namespace slipway::core

@@ -71,7 +71,6 @@ struct Task {
   std::uint32_t local_world_size = 1;
   std::uint32_t group_rank = 0;      // index of its host among the hosts its node uses
   std::uint32_t group_world_size = 1;
-  std::uint32_t attempt = 0;
 
   std::string name() const { return node + "." + std::to_string(replica); }  // "learner.3"
   friend bool operator==(const Task&, const Task&) = default;
