@@ -37,6 +37,7 @@
 
 #include "bench_registry.hpp"
 #include "peers.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 #include "slipway/rendezvous/frame_reader.hpp"
@@ -75,7 +76,7 @@ struct Child {
     for (char** e = environ; *e; ++e) {
       if (std::strncmp(*e, "SLIPWAY_TOKEN=", 14) != 0) env_s.emplace_back(*e);
     }
-    env_s.push_back(std::string(rdzv::kTokenEnv) + "=" + token);  // not in argv: ps shows argv
+    env_s.push_back(std::string(slipway::core::env::kToken) + "=" + token);  // not in argv: ps shows argv
     std::vector<char*> envp, argv;
     for (auto& s : env_s) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -152,7 +153,7 @@ int serve(const std::vector<std::string>& declares) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("rendezvous-bench"));
   spdlog::set_level(spdlog::level::err);
   rdzv::ServerOptions o;
-  o.token = std::getenv(rdzv::kTokenEnv);
+  o.token = std::getenv(slipway::core::env::kToken);
   o.miss_budget = 60;
   rdzv::Server server(o);
   for (const auto& d : declares) {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "slipway/core/contract.hpp"
+
 namespace slipway::cli {
 
 std::string self_program() {
@@ -19,7 +21,7 @@ std::string self_program() {
 
 std::string sibling_program(const std::string& name) {
   if (name == "slipway-exec") {
-    if (const char* path = std::getenv("SLIPWAY_EXEC"); path && *path) return path;
+    if (const char* path = std::getenv(core::env::kExec); path && *path) return path;
   }
   auto beside = std::filesystem::path(self_program()).parent_path() / name;
   if (access(beside.c_str(), X_OK) == 0) return beside.string();

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/error.hpp"
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/exec/process.hpp"
@@ -47,7 +48,7 @@ void write_token_file(const std::string& path, const std::string& token) {
 // --token-out. Never printed.
 std::string obtain_token(const RendezvousArgs& a) {
   if (!a.token_file.empty()) return read_token_file(a.token_file);
-  if (const char* env = std::getenv(rendezvous::kTokenEnv); env && *env) return env;
+  if (const char* env = std::getenv(core::env::kToken); env && *env) return env;
   if (!a.token_out.empty()) {
     std::string token = rendezvous::generate_token();
     write_token_file(a.token_out, token);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -11,8 +12,8 @@ namespace slipway::cli {
 
 std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
                                                        const std::string& run_root) {
-  const char* endpoint = std::getenv(rendezvous::kEndpointEnv);
-  if (which.empty() && endpoint && *endpoint && std::getenv(rendezvous::kTokenEnv)) {
+  const char* endpoint = std::getenv(core::env::kRendezvous);
+  if (which.empty() && endpoint && *endpoint && std::getenv(core::env::kToken)) {
     return rendezvous::Client::connect_observer_from_environment();
   }
   std::string root = run_root.empty() ? launch::default_run_root() : run_root;

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/jobscripts/batch_script.hpp"
 #include "slipway/jobscripts/submit.hpp"
@@ -31,7 +32,7 @@ struct SbatchOptions {
 
 // The slipway the batch script runs: $SLIPWAY_BIN, else this executable.
 std::string slipway_command() {
-  if (const char* bin = std::getenv("SLIPWAY_BIN"); bin != nullptr && *bin != '\0') {
+  if (const char* bin = std::getenv(core::env::kBin); bin != nullptr && *bin != '\0') {
     return bin;
   }
   std::error_code ec;

@@ -7,6 +7,8 @@
 #include "commands.hpp"
 #include "running_program.hpp"
 
+#include "slipway/core/contract.hpp"
+
 namespace slipway::cli {
 
 void register_stop(CLI::App& app, CommandContext& ctx) {
@@ -22,8 +24,8 @@ void register_stop(CLI::App& app, CommandContext& ctx) {
               "launcher then exits 0 unless a task had already failed.");
   cmd->callback([&ctx, which, run_root, reason] {
     std::string who;
-    if (const char* node = std::getenv("SLIPWAY_NODE")) {
-      const char* replica = std::getenv("SLIPWAY_REPLICA");
+    if (const char* node = std::getenv(core::env::kNode)) {
+      const char* replica = std::getenv(core::env::kReplica);
       who = std::string(node) + "." + (replica ? replica : "?");
     } else {
       char host[256] = {};

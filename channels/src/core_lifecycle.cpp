@@ -5,14 +5,15 @@
 #include <random>
 
 #include "endpoint_core.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/channels/ucx/status.hpp"
 
 namespace slipway::channels::detail {
 namespace {
 
 std::string default_name() {
-  const char* node = std::getenv("SLIPWAY_NODE");
-  const char* replica = std::getenv("SLIPWAY_REPLICA");
+  const char* node = std::getenv(core::env::kNode);
+  const char* replica = std::getenv(core::env::kReplica);
   if (node && *node) return std::string(node) + "." + (replica && *replica ? replica : "0");
   return "courier";
 }

@@ -1,5 +1,6 @@
 // The C ABI (courier.h) over the C++ endpoint API: every entry point catches
 // every exception and reports it as a status plus message.
+#include "slipway/core/contract.hpp"
 #include "slipway/channels/courier.h"
 
 #include <cstring>
@@ -147,7 +148,7 @@ slipway_endpoint* slipway_endpoint_create(const slipway_endpoint_options* option
     if (o.busy_poll_us > 0) cpp.busy_poll = std::chrono::microseconds(o.busy_poll_us);
     std::shared_ptr<AddressDirectory> directory;
     if (o.directory == SLIPWAY_DIRECTORY_RENDEZVOUS ||
-        (o.directory == SLIPWAY_DIRECTORY_AUTO && std::getenv("SLIPWAY_RDZV"))) {
+        (o.directory == SLIPWAY_DIRECTORY_AUTO && std::getenv(slipway::core::env::kRendezvous))) {
       directory = RendezvousDirectory::from_environment();
     }
     auto endpoint = std::make_unique<slipway_endpoint>();

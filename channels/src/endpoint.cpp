@@ -1,4 +1,5 @@
 // The public face of courier RPC: Endpoint and Handle over EndpointCore.
+#include "slipway/core/contract.hpp"
 #include "slipway/channels/endpoint.hpp"
 
 #include <cstdio>
@@ -151,15 +152,15 @@ void Endpoint::publish(const std::string& node, std::uint32_t replica) {
 }
 
 void Endpoint::publish() {
-  const char* node = std::getenv("SLIPWAY_NODE");
+  const char* node = std::getenv(core::env::kNode);
   if (!node || !*node) {
     throw ChannelError(Errc::invalid_argument,
                        "SLIPWAY_NODE is not set: outside a slipway task, call "
                        "publish(node, replica)");
   }
-  std::uint32_t replica = number_from_environment("SLIPWAY_REPLICA");
-  if (std::getenv("SLIPWAY_REPLICAS")) {
-    directory("publish()").declare_replicas(node, number_from_environment("SLIPWAY_REPLICAS"));
+  std::uint32_t replica = number_from_environment(core::env::kReplica);
+  if (std::getenv(core::env::kReplicas)) {
+    directory("publish()").declare_replicas(node, number_from_environment(core::env::kReplicas));
   }
   publish(node, replica);
 }

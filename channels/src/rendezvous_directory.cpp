@@ -1,6 +1,7 @@
 // Courier addresses in the program's rendezvous: keys ucx/<node>/<replica>,
 // watched through one shared subscription to key changes under "ucx/" and to
 // members leaving or failing.
+#include "slipway/core/contract.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
 
 #include <mutex>
@@ -35,7 +36,7 @@ class RendezvousWatch final : public AddressDirectory::Watch {
     state_->on_change = std::move(on_change);
     std::lock_guard call(state_->mutex);  // the initial value goes first
     auto state = state_;
-    subscription_ = client_->subscribe(kWatchEvents, "ucx/", [state](const rendezvous::Event& e) {
+    subscription_ = client_->subscribe(kWatchEvents, std::string(core::keys::kUcxPrefix), [state](const rendezvous::Event& e) {
       state->deliver(e);
     });
     auto value = client_->get(state_->key);
@@ -104,11 +105,11 @@ std::shared_ptr<RendezvousDirectory> RendezvousDirectory::from_environment() {
 }
 
 std::string RendezvousDirectory::address_key(const std::string& node, std::uint32_t replica) {
-  return "ucx/" + node + "/" + std::to_string(replica);
+  return core::keys::ucx_address(node, replica);
 }
 
 std::string RendezvousDirectory::replicas_key(const std::string& node) {
-  return "ucx-replicas/" + node;
+  return core::keys::ucx_replicas(node);
 }
 
 void RendezvousDirectory::publish(const std::string& node, std::uint32_t replica,

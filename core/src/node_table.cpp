@@ -8,6 +8,7 @@
 
 #include "limits.hpp"
 #include "names.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/core/quantities.hpp"
 
 namespace slipway::core {
@@ -121,8 +122,8 @@ void read_env(Reader& r, const toml::node& v, NodeSpec& n, const std::string& wh
                                            "'_', not starting with a digit");
       continue;
     }
-    if (name.starts_with("SLIPWAY_")) {
-      r.error(location_of(key), var_what + " uses the reserved prefix SLIPWAY_, which slipway sets "
+    if (name.starts_with(env::kReservedPrefix)) {
+      r.error(location_of(key), var_what + " uses the reserved prefix " + std::string(env::kReservedPrefix) + ", which slipway sets "
                                            "itself; rename it");
       continue;
     }

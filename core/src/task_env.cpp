@@ -2,17 +2,19 @@
 // whole environment of a task (environment.hpp).
 #include "slipway/core/environment.hpp"
 
+#include "slipway/core/contract.hpp"
+
 namespace slipway::core {
 
 EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
                             const ResolvedAddresses& addresses) {
-  EnvMap env{{"SLIPWAY_PROGRAM", plan.program.name.value},
-             {"SLIPWAY_NODE", task.node},
-             {"SLIPWAY_REPLICA", std::to_string(task.replica)},
-             {"SLIPWAY_REPLICAS", std::to_string(task.replicas)},
-             {"SLIPWAY_ATTEMPT", std::to_string(attempt)}};
+  EnvMap env{{env::kProgram, plan.program.name.value},
+             {env::kNode, task.node},
+             {env::kReplica, std::to_string(task.replica)},
+             {env::kReplicas, std::to_string(task.replicas)},
+             {env::kAttempt, std::to_string(attempt)}};
   for (const std::string& port : task.ports) {
-    env["SLIPWAY_PORT_" + env_name_part(port)] =
+    env[env::port_variable(port)] =
         std::to_string(addresses.at({task.node, task.replica, port}).port);
   }
   for (const auto& handle : plan.node(task).handles) {
@@ -25,7 +27,7 @@ EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t at
         if (!list.empty()) list += ",";
         list += addresses.at({target->name.value, r->replica, port.value}).to_string();
       }
-      env["SLIPWAY_ADDR_" + env_name_part(target->name.value) + "_" + env_name_part(port.value)] = list;
+      env[env::address_variable(target->name.value, port.value)] = list;
     }
   }
   return env;

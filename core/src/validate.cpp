@@ -7,6 +7,7 @@
 #include <set>
 
 #include "names.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/core/environment.hpp"
 
 namespace slipway::core {
@@ -171,7 +172,7 @@ void check_handles(Reader& r, const Program& program, const NodeSpec& node) {
     }
     for (const auto& port : target->ports) {
       const std::string var =
-          "SLIPWAY_ADDR_" + env_name_part(target->name.value) + "_" + env_name_part(port.value);
+          env::address_variable(target->name.value, port.value);
       const std::string what = handle.value + "." + port.value;
       auto [it, inserted] = addr_vars.emplace(var, what);
       if (!inserted && it->second != what) {

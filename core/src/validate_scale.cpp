@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "limits.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/core/environment.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "validate.hpp"
@@ -64,7 +65,7 @@ std::uint64_t check_exec_size(Reader& r, const Program& program, const NodeSpec&
     if (target == nullptr) continue;
     for (const auto& port : target->ports) {
       const std::string variable =
-          "SLIPWAY_ADDR_" + env_name_part(target->name.value) + "_" + env_name_part(port.value);
+          env::address_variable(target->name.value, port.value);
       const std::uint64_t bytes = variable_bytes(variable.size(), address_list_bytes(target->replicas.value.max));
       total += bytes;
       if (bytes - 8 > limits::kMaxVariableBytes) {

@@ -1,4 +1,5 @@
 // submit_batch_script: sbatch with the script piped to its stdin.
+#include "slipway/core/contract.hpp"
 #include "slipway/jobscripts/submit.hpp"
 
 #include <fcntl.h>
@@ -21,7 +22,7 @@ std::vector<std::string> environment_for_sbatch() {
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string_view entry(*e);
-    if (!entry.starts_with("SLIPWAY_SPANK_REEXEC=")) {
+    if (!entry.starts_with(std::string(core::env::kSpankReexec) + "=")) {
       env.emplace_back(entry);
     }
   }

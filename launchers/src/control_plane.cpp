@@ -1,4 +1,5 @@
 // ControlPlane over the in-process rendezvous server (see header).
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/control_plane.hpp"
 
 #include <atomic>
@@ -73,11 +74,11 @@ void ControlPlane::announce_stop(const std::string& reason) {
 
 void ControlPlane::stop_task(const std::string& node, std::uint32_t replica,
                              const std::string& reason) {
-  impl_->server->put("stop/" + node + "/" + std::to_string(replica), reason);
+  impl_->server->put(core::keys::stop(node, replica), reason);
 }
 
 void ControlPlane::clear_stop(const std::string& node, std::uint32_t replica) {
-  impl_->server->erase("stop/" + node + "/" + std::to_string(replica));
+  impl_->server->erase(core::keys::stop(node, replica));
 }
 
 rendezvous::Server& ControlPlane::server() { return *impl_->server; }

@@ -17,6 +17,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "slipway/core/contract.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/terminal_stream.hpp"
@@ -95,8 +96,8 @@ std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
 }
 
 std::vector<std::string> LauncherLoop::unit_environment() const {
-  return {"SLIPWAY_RDZV=" + control_->endpoint(), "SLIPWAY_TOKEN=" + control_->token(),
-          "SLIPWAY_RUN_DIR=" + run_dir_.path()};
+  return {std::string(core::env::kRendezvous) + "=" + control_->endpoint(), std::string(core::env::kToken) + "=" + control_->token(),
+          std::string(core::env::kRunDir) + "=" + run_dir_.path()};
 }
 
 void LauncherLoop::signal_unit(std::size_t, pid_t pid, int sig) { ::kill(pid, sig); }
@@ -388,7 +389,7 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   exec::become_subreaper();
   // The rendezvous logs what the launcher already says; its detail is for
   // SLIPWAY_DEBUG=1.
-  spdlog::set_level(std::getenv("SLIPWAY_DEBUG") ? spdlog::level::debug : spdlog::level::warn);
+  spdlog::set_level(std::getenv(core::env::kDebug) ? spdlog::level::debug : spdlog::level::warn);
 
   control_options.on_stop_request = [this](const std::string& reason) {
     std::lock_guard lock(queue_mutex_);

@@ -1,6 +1,7 @@
 // The local launcher: plans on this host, runs plain tasks itself
 // (inline_tasks.hpp) and starts slipway-exec for every other launch unit
 // (see local_launcher.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
 #include <signal.h>
@@ -33,7 +34,7 @@ class LocalRun : public LauncherLoop {
   LocalRun(const LocalRunOptions& options, core::Plan plan, RunDirectory run_dir)
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
         options_(options),
-        run_inline_(!is_off(std::getenv("SLIPWAY_INLINE_TASKS"))) {}
+        run_inline_(!is_off(std::getenv(core::env::kInlineTasks))) {}
 
  protected:
   // A plain task runs in this process's event loop (inline_tasks.hpp),
@@ -152,7 +153,7 @@ int run_local_unguarded(const LocalRunOptions& given) {
   if (auto limit = exec::log_limit_from_environment()) {
     options.log_limit = *limit;
   } else {
-    say("SLIPWAY_LOG_LIMIT='" + std::string(std::getenv("SLIPWAY_LOG_LIMIT")) +
+    say("SLIPWAY_LOG_LIMIT='" + std::string(std::getenv(core::env::kLogLimit)) +
         "' is no size: give bytes with an optional K, M or G suffix (0: no limit)");
     return 2;
   }
@@ -185,7 +186,7 @@ int run_local_unguarded(const LocalRunOptions& given) {
     }
     LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
     ControlPlaneOptions control;
-    control.observed_key_prefix = "addr/";  // peers' addresses, for tasks run inline
+    control.observed_key_prefix = core::keys::kAddressPrefix;  // peers' addresses, for tasks run inline
     return run.run(std::move(control));
   } catch (const std::exception& e) {
     say(std::string("error: ") + e.what());

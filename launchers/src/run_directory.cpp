@@ -1,4 +1,5 @@
 // Run directories: creation, the latest links, and the rendezvous contact.
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/run_directory.hpp"
 
 #include <fcntl.h>
@@ -21,7 +22,7 @@ namespace slipway::launch {
 namespace fs = std::filesystem;
 
 std::string default_run_root() {
-  if (const char* root = std::getenv("SLIPWAY_RUN_ROOT"); root && *root) return root;
+  if (const char* root = std::getenv(core::env::kRunRoot); root && *root) return root;
   if (const char* home = std::getenv("HOME"); home && *home) {
     return std::string(home) + "/.slipway/runs";
   }

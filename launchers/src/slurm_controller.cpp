@@ -2,6 +2,7 @@
 // node start as one step; a resubmission is a step of its own), supervised
 // per unit by the shared launcher loop; resubmission away from lost hosts
 // (see slurm_controller.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/slurm_controller.hpp"
 
 #include <signal.h>
@@ -31,10 +32,9 @@ extern char** environ;
 namespace slipway::launch {
 namespace {
 
-constexpr const char* kSallocGuard = "SLIPWAY_LAUNCH_IN_SALLOC";
-// Set with kSallocGuard when the salloc we ran asked for no GPU or other
-// GRES: the job then holds none, and there is nothing to ask scontrol.
-constexpr const char* kNoGpusGuard = "SLIPWAY_LAUNCH_NO_GPUS";
+// core::env::kLaunchNoGpus is set with kLaunchInSalloc when the salloc we
+// ran asked for no GPU or other GRES: the job then holds none, and there is
+// nothing to ask scontrol.
 
 // What scontrol prints for `commands` given on its standard input: one
 // process for every query (its start-up and authentication cost more than
@@ -233,16 +233,16 @@ class SlurmRun : public LauncherLoop {
 
 // Outside an allocation: run this same command under salloc.
 int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
-  if (std::getenv(kSallocGuard)) {
+  if (std::getenv(core::env::kLaunchInSalloc)) {
     say("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
     return 1;
   }
   std::vector<std::string> argv{"salloc"};
   auto args = salloc_arguments(program, options.srun_args);
   if (requests_gres(args)) {
-    unsetenv(kNoGpusGuard);
+    unsetenv(core::env::kLaunchNoGpus);
   } else {
-    setenv(kNoGpusGuard, "1", 1);
+    setenv(core::env::kLaunchNoGpus, "1", 1);
   }
   for (auto& a : args) argv.push_back(std::move(a));
   argv.insert(argv.end(), {options.self_path, "launch", "--grace",
@@ -250,7 +250,7 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
                            std::to_string(options.wire_timeout.count() / 1000.0)});
   if (!options.run_root.empty()) argv.insert(argv.end(), {"--run-root", options.run_root});
   argv.push_back(options.topology_path);
-  setenv(kSallocGuard, "1", 1);
+  setenv(core::env::kLaunchInSalloc, "1", 1);
   std::vector<char*> c_argv;
   for (auto& a : argv) c_argv.push_back(a.data());
   c_argv.push_back(nullptr);
@@ -272,8 +272,8 @@ int run_slurm(const SlurmLaunchOptions& options) {
     return 1;
   }
   if (!job) return reexec_under_salloc(options, *program);
-  const bool job_has_no_gpus = std::getenv(kSallocGuard) && std::getenv(kNoGpusGuard);
-  unsetenv(kNoGpusGuard);  // not for the steps
+  const bool job_has_no_gpus = std::getenv(core::env::kLaunchInSalloc) && std::getenv(core::env::kLaunchNoGpus);
+  unsetenv(core::env::kLaunchNoGpus);  // not for the steps
   // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST,
   // or the source address of the route toward the job's first host: at its
   // name, else at Slurm's NodeAddr for it.
@@ -285,7 +285,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
     }
   }
   std::string advertise;
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
+  if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) {
     advertise = forced;
   } else if (auto address = exec::local_address_toward(first_host)) {
     advertise = *address;

@@ -1,4 +1,5 @@
 // srun command lines of the Slurm controller (see header).
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/slurm_steps.hpp"
 
 #include <algorithm>
@@ -101,13 +102,16 @@ std::vector<std::string> srun_command(const StepRequest& step) {
 
 std::vector<std::string> step_environment(const StepRequest& step) {
   if (step.tasks <= 1) return {};
-  return {"SLIPWAY_PROGRAM=" + step.program,
-          "SLIPWAY_REPLICA_BASE=" + std::to_string(step.replica_base)};
+  return {std::string(core::env::kProgram) + "=" + step.program,
+          std::string(core::env::kReplicaBase) + "=" + std::to_string(step.replica_base)};
 }
 
 bool step_drops_variable(std::string_view entry) {
-  for (std::string_view name : {"SLIPWAY_REPLICA=", "SLIPWAY_REPLICA_BASE="}) {
-    if (entry.substr(0, name.size()) == name) return true;
+  for (std::string_view name : {core::env::kReplica, core::env::kReplicaBase}) {
+    if (entry.size() > name.size() && entry.substr(0, name.size()) == name &&
+        entry[name.size()] == '=') {
+      return true;
+    }
   }
   return false;
 }

@@ -1,5 +1,6 @@
 // The task agent's entry point: options from the environment, the
 // rendezvous wiring and PMIx hooks (see agent_entry.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/agent_entry.hpp"
 
 #include <signal.h>
@@ -34,7 +35,7 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
     std::fprintf(stderr, "slipway-exec: SLIPWAY_LOG_LIMIT is no size (bytes, optional K, M or G "
                          "suffix); logs keep the default bound of 64 MiB\n");
   }
-  const char* rdzv = std::getenv("SLIPWAY_RDZV");
+  const char* rdzv = std::getenv(core::env::kRendezvous);
   options.advertise_host = advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");
   WiringFactory wiring;
   try {
@@ -52,10 +53,10 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
 
 std::optional<std::string> replica_from_environment() {
   // The same rule, and bound, as slipway.so's in slurmstepd.
-  if (const char* replica = std::getenv(spank::kReplicaEnv); replica && *replica) {
+  if (const char* replica = std::getenv(core::env::kReplica); replica && *replica) {
     return spank::replica_for_task(replica, 0);
   }
-  const char* base = std::getenv(spank::kReplicaBaseEnv);
+  const char* base = std::getenv(core::env::kReplicaBase);
   const char* rank_text = std::getenv("SLURM_PROCID");
   if (!base || !rank_text) return std::nullopt;
   std::uint32_t rank = 0;

@@ -1,4 +1,5 @@
 // Local source address toward a peer, by connecting a UDP socket.
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/local_address.hpp"
 
 #include <arpa/inet.h>
@@ -63,7 +64,7 @@ std::string endpoint_host(const std::string& endpoint) {
 
 std::string advertise_host_from_environment(const std::string& given,
                                             const std::string& rendezvous_endpoint) {
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) return forced;
+  if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) return forced;
   if (!given.empty() || rendezvous_endpoint.empty()) return given;
   return local_address_toward(endpoint_host(rendezvous_endpoint)).value_or("");
 }

@@ -1,4 +1,5 @@
 // RendezvousWiring: publish, resolve and stop through the rendezvous client.
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 
 #include <charconv>
@@ -35,7 +36,7 @@ RendezvousWiring::RendezvousWiring(const std::string& endpoint, const std::strin
   client_ = rendezvous::Client::connect(endpoint, token, identity, options);
   // One subscription (one round trip) hears both a program stop and the key
   // stop/NODE/REPLICA through which the launcher stops this one task.
-  const std::string stop_key = "stop/" + task.node + "/" + std::to_string(task.replica);
+  const std::string stop_key = core::keys::stop(task.node, task.replica);
   const auto kinds = static_cast<std::uint8_t>(
       static_cast<std::uint8_t>(rendezvous::EventKind::program_stopping) |
       static_cast<std::uint8_t>(rendezvous::EventKind::key_changed));
@@ -112,15 +113,15 @@ std::optional<core::Endpoint> parse_endpoint(const std::string& text) {
 }
 
 WiringFactory rendezvous_wiring_from_environment(std::uint32_t attempt) {
-  const char* endpoint = std::getenv(rendezvous::kEndpointEnv);
-  const char* token = std::getenv(rendezvous::kTokenEnv);
+  const char* endpoint = std::getenv(core::env::kRendezvous);
+  const char* token = std::getenv(core::env::kToken);
   if (!endpoint || !*endpoint) {
-    throw std::runtime_error(std::string(rendezvous::kEndpointEnv) +
+    throw std::runtime_error(std::string(core::env::kRendezvous) +
                              " is not set: slipway-exec is started by `slipway run` or "
                              "`slipway launch`, which set it");
   }
   if (!token || !*token) {
-    throw std::runtime_error(std::string(rendezvous::kTokenEnv) + " is not set");
+    throw std::runtime_error(std::string(core::env::kToken) + " is not set");
   }
   return [endpoint = std::string(endpoint), token = std::string(token),
           attempt](const core::Task& task) -> std::unique_ptr<Wiring> {

@@ -1,5 +1,6 @@
 // The task agent: binds, publishes and resolves a task's addresses, then
 // runs and watches its command (see task_agent.hpp for the contract).
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/task_agent.hpp"
 
 #include <poll.h>
@@ -356,7 +357,7 @@ void block_agent_signals() {
 }
 
 std::string address_key(const core::AddressRef& ref) {
-  return "addr/" + ref.node + "/" + std::to_string(ref.replica) + "/" + ref.port;
+  return core::keys::address(ref.node, ref.replica, ref.port);
 }
 
 int run_agent(const core::Plan& plan, const AgentOptions& options, const WiringFactory& wiring) {

@@ -1,4 +1,5 @@
 // Starting one task's command and relaying its output (see task_command.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/task_command.hpp"
 
 #include <fcntl.h>
@@ -133,7 +134,7 @@ const std::string& advertised_host(const core::Host& host, const std::string& ad
 }
 
 std::chrono::milliseconds wire_timeout_from_environment(std::chrono::milliseconds given) {
-  const char* seconds = std::getenv("SLIPWAY_WIRE_TIMEOUT");
+  const char* seconds = std::getenv(core::env::kWireTimeout);
   if (!seconds || !*seconds) return given;
   return std::chrono::seconds(std::atoll(seconds));
 }

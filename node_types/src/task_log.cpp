@@ -1,5 +1,6 @@
 // TaskLog: a task's log file, bounded, with write failures reported (see
 // task_log.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/task_log.hpp"
 
 #include <fcntl.h>
@@ -28,7 +29,7 @@ std::string base_name(const std::string& path) {
 }  // namespace
 
 std::optional<std::uint64_t> log_limit_from_environment() {
-  const char* text = std::getenv("SLIPWAY_LOG_LIMIT");
+  const char* text = std::getenv(core::env::kLogLimit);
   if (!text || !*text) return kDefaultLogLimit;
   std::string_view value(text);
   std::uint64_t number = 0;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <mutex>
 
+#include "slipway/core/contract.hpp"
+
 namespace slipway::pmix {
 namespace {
 
@@ -60,10 +62,10 @@ bool ServerHost::Core::post(std::function<void()> job) { return executor.post(st
 void ServerHost::Core::log(const std::string& line) const { options.log(line); }
 
 std::string ServerHost::Core::modex_key(std::uint32_t rank) {
-  return "pmix/modex/" + std::to_string(rank);
+  return core::keys::pmix_modex(rank);
 }
 
-std::string ServerHost::Core::published_key(const std::string& key) { return "pmix/pub/" + key; }
+std::string ServerHost::Core::published_key(const std::string& key) { return core::keys::pmix_published(key); }
 
 std::shared_ptr<Backend> ServerHost::Core::any_link() const {
   return links.empty() ? nullptr : links.begin()->second;
@@ -138,7 +140,7 @@ std::string ServerHost::Core::collective_name(const std::string& kind,
                                               const std::vector<std::uint32_t>& ranks) {
   std::string signature = ranks.size() == world.size() ? "all" : short_hash(joined(ranks));
   std::uint64_t n = ++collective_seq[kind + "/" + signature];
-  return "pmix/" + kind + "/" + signature + "/" + std::to_string(n);
+  return core::keys::pmix_collective(kind, signature, n);
 }
 
 void ServerHost::Core::enter_fence(const std::string& name, const std::vector<std::uint32_t>& ranks,

@@ -1,4 +1,5 @@
 // The agent hook for framework = "mpi" tasks (mpi_task_hooks.hpp).
+#include "slipway/core/contract.hpp"
 #include "slipway/pmix/mpi_task_hooks.hpp"
 
 #include <unistd.h>
@@ -85,7 +86,7 @@ void MpiTaskHooks::after_exit(const core::Task& task, int exit_code) {
 std::unique_ptr<exec::TaskHooks> make_mpi_task_hooks(const std::vector<std::string>& agent_tasks) {
   MpiTaskHooksOptions options;
   options.agent_tasks = agent_tasks;
-  const char* endpoint = std::getenv(rendezvous::kEndpointEnv);
+  const char* endpoint = std::getenv(core::env::kRendezvous);
   options.instance = short_hash(endpoint ? endpoint : "").substr(0, 8);
   // Lines name the agent's tasks, like the agent's own messages.
   std::string prefix;
@@ -94,7 +95,7 @@ std::unique_ptr<exec::TaskHooks> make_mpi_task_hooks(const std::vector<std::stri
     std::string text = prefix + ": slipway-exec: pmix: " + line + "\n";
     std::fputs(text.c_str(), stderr);
   };
-  const char* verbose = std::getenv("SLIPWAY_PMIX_VERBOSE");
+  const char* verbose = std::getenv(core::env::kPmixVerbose);
   options.server.verbose = verbose && *verbose && std::string(verbose) != "0";
   options.link = [](exec::Wiring& wiring, const core::Task&) -> std::shared_ptr<Backend> {
     auto* rendezvous = dynamic_cast<exec::RendezvousWiring*>(&wiring);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "client_impl.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/token.hpp"
 
 namespace slipway::rendezvous {
@@ -115,13 +116,13 @@ std::unique_ptr<Client> Client::connect_observer(const std::string& endpoint, co
 }
 
 std::unique_ptr<Client> Client::connect_from_environment(Identity identity, ClientOptions options) {
-  const std::string endpoint = require_env(kEndpointEnv);
-  return connect(endpoint, require_env(kTokenEnv), std::move(identity), std::move(options));
+  const std::string endpoint = require_env(core::env::kRendezvous);
+  return connect(endpoint, require_env(core::env::kToken), std::move(identity), std::move(options));
 }
 
 std::unique_ptr<Client> Client::connect_observer_from_environment(ClientOptions options) {
-  const std::string endpoint = require_env(kEndpointEnv);
-  return connect_observer(endpoint, require_env(kTokenEnv), std::move(options));
+  const std::string endpoint = require_env(core::env::kRendezvous);
+  return connect_observer(endpoint, require_env(core::env::kToken), std::move(options));
 }
 
 const Identity& Client::identity() const { return impl_->identity; }

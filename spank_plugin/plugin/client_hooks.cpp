@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "plugin_state.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/spank/cmdline.hpp"
 #include "slipway/spank/handover.hpp"
 
@@ -60,7 +61,7 @@ int exec_handover(const Handover& h) {
   const std::string& path = h.argv.front();
   if (::access(path.c_str(), X_OK) != 0) {
     const std::string msg = "cannot run " + path + ": " + std::strerror(errno) +
-                            " (set slipway_bin=PATH in plugstack.conf, or " + kSlipwayBinEnv +
+                            " (set slipway_bin=PATH in plugstack.conf, or " + core::env::kBin +
                             ")";
     report_error(msg.c_str());
     return -1;
@@ -72,13 +73,13 @@ int exec_handover(const Handover& h) {
   }
   argv.push_back(nullptr);
 
-  ::setenv(kReexecGuardEnv, "1", 1);
+  ::setenv(core::env::kSpankReexec, "1", 1);
   reset_signals();
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   ::execv(path.c_str(), argv.data());
 
   const std::string msg = "cannot exec " + path + ": " + std::strerror(errno);
-  ::unsetenv(kReexecGuardEnv);
+  ::unsetenv(core::env::kSpankReexec);
   report_error(msg.c_str());
   return -1;
 }
@@ -97,9 +98,9 @@ Handover decide(Tool tool) {
   input.tool = tool;
   input.cmdline = std::move(*cmdline);
   input.slipway_bin =
-      resolve_slipway_bin(std::getenv(kSlipwayBinEnv), state().config, SLIPWAY_DEFAULT_BIN);
+      resolve_slipway_bin(std::getenv(core::env::kBin), state().config, SLIPWAY_DEFAULT_BIN);
   input.tool_exe = self_exe();
-  input.guard_set = std::getenv(kReexecGuardEnv) != nullptr;
+  input.guard_set = std::getenv(core::env::kSpankReexec) != nullptr;
   return decide_handover(input);
 }
 

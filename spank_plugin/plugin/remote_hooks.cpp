@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plugin_state.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/spank/handover.hpp"
 #include "slipway/spank/task_replica.hpp"
 
@@ -34,11 +35,11 @@ int remote_init(spank_t sp, int /*ac*/, char** /*av*/) {
 }
 
 int remote_task_init(spank_t sp) {
-  if (!job_env_has(sp, kProgramEnv) || job_env_has(sp, kReplicaEnv)) {
+  if (!job_env_has(sp, core::env::kProgram) || job_env_has(sp, core::env::kReplica)) {
     return 0;
   }
   char base[32];
-  const spank_err_t rc = spank_getenv(sp, kReplicaBaseEnv, base, sizeof base);
+  const spank_err_t rc = spank_getenv(sp, core::env::kReplicaBase, base, sizeof base);
   if (rc == ESPANK_ENV_NOEXIST) {
     return 0;
   }
@@ -49,13 +50,13 @@ int remote_task_init(spank_t sp) {
   }
   const auto replica = replica_for_task(base, task_id);
   if (!replica) {
-    const std::string msg = std::string(kReplicaBaseEnv) + "='" + base +
+    const std::string msg = std::string(core::env::kReplicaBase) + "='" + base +
                             "' is not a replica index (a decimal number up to " +
                             std::to_string(kMaxReplica) + ")";
     report_error(msg.c_str());
     return -1;
   }
-  if (spank_setenv(sp, kReplicaEnv, replica->c_str(), 1) != ESPANK_SUCCESS) {
+  if (spank_setenv(sp, core::env::kReplica, replica->c_str(), 1) != ESPANK_SUCCESS) {
     report_error("cannot set SLIPWAY_REPLICA for the task");
     return -1;
   }

@@ -1,4 +1,5 @@
 // decide_handover: command line of srun/sbatch/salloc -> what to exec.
+#include "slipway/core/contract.hpp"
 #include "slipway/spank/handover.hpp"
 
 #include <span>
@@ -58,10 +59,10 @@ Handover decide_handover(const HandoverInput& input) {
   }
   if (input.guard_set) {
     return refuse(std::string("--program inside a program that slipway launched (") +
-                  kReexecGuardEnv +
+                  core::env::kSpankReexec +
                   " is set): nested programs are not supported; run this srun without "
                   "--program, or unset " +
-                  kReexecGuardEnv + " if this process is not part of a slipway program");
+                  core::env::kSpankReexec + " if this process is not part of a slipway program");
   }
   if (scan.programs.size() > 1) {
     return refuse("--program given more than once (" + quoted(scan.programs[0]) + ", " +

@@ -12,6 +12,7 @@
 
 #include "processes.hpp"
 #include "raw_client.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/error.hpp"
 #include "slipway/rendezvous/server.hpp"
@@ -47,7 +48,7 @@ struct RendezvousProcess {
     argv.push_back(SLIPWAY_CLI);
     argv.push_back("rendezvous");
     argv.insert(argv.end(), flags.begin(), flags.end());
-    child = spawn(argv, {{kTokenEnv, token}}, stderr_path);
+    child = spawn(argv, {{slipway::core::env::kToken, token}}, stderr_path);
     const std::string line = read_line(child, 30s);
     REQUIRE(line.rfind("SLIPWAY_RDZV=127.0.0.1:", 0) == 0);
     endpoint = line.substr(std::string("SLIPWAY_RDZV=").size());

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "processes.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -36,7 +37,7 @@ struct Fixture {
   }
 
   std::map<std::string, std::string> env() const {
-    return {{kEndpointEnv, server->endpoint()}, {kTokenEnv, token}};
+    return {{slipway::core::env::kRendezvous, server->endpoint()}, {slipway::core::env::kToken, token}};
   }
 
   Child member(std::vector<std::string> args) {

@@ -10,6 +10,7 @@
 #include <future>
 
 #include "processes.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -31,7 +32,7 @@ TEST_CASE("rendezvous: slipway rendezvous serves members and exits on stop", "[r
   std::remove(token_file.c_str());
   Child server = spawn({SLIPWAY_CLI, "rendezvous", "--token-out", token_file, "--declare", "w=2",
                         "--exit-on-stop", "--heartbeat-ms", "200"},
-                       {{kTokenEnv, ""}});
+                       {{slipway::core::env::kToken, ""}});
   const std::string line = read_line(server, 30s);
   REQUIRE(line.rfind("SLIPWAY_RDZV=127.0.0.1:", 0) == 0);
   const std::string endpoint = line.substr(std::string("SLIPWAY_RDZV=").size());
@@ -60,12 +61,12 @@ TEST_CASE("rendezvous: slipway rendezvous serves members and exits on stop", "[r
 }
 
 TEST_CASE("rendezvous: slipway rendezvous without a secret is a usage error", "[rendezvous][integration][cli]") {
-  Child server = spawn({SLIPWAY_CLI, "rendezvous"}, {{kTokenEnv, ""}});
+  Child server = spawn({SLIPWAY_CLI, "rendezvous"}, {{slipway::core::env::kToken, ""}});
   CHECK(wait_exit(server, 30s) == 2);
 }
 
 TEST_CASE("rendezvous: slipway rendezvous stops on SIGTERM", "[rendezvous][integration][cli]") {
-  Child server = spawn({SLIPWAY_CLI, "rendezvous", "--bind", "::1"}, {{kTokenEnv, generate_token()}});
+  Child server = spawn({SLIPWAY_CLI, "rendezvous", "--bind", "::1"}, {{slipway::core::env::kToken, generate_token()}});
   const std::string line = read_line(server, 30s);
   REQUIRE(line.rfind("SLIPWAY_RDZV=[::1]:", 0) == 0);
   ::kill(server.pid, SIGTERM);

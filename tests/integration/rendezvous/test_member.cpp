@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 
+#include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -93,10 +94,10 @@ int watch_stop(const std::string& node, std::uint32_t replica) {
 }
 
 int wrong_token(const std::string& node, std::uint32_t replica) {
-  std::string token = std::getenv(kTokenEnv);
+  std::string token = std::getenv(slipway::core::env::kToken);
   token[0] = token[0] == '0' ? '1' : '0';
   try {
-    Client::connect(std::getenv(kEndpointEnv), token, Identity{node, replica, 0, "", 0});
+    Client::connect(std::getenv(slipway::core::env::kRendezvous), token, Identity{node, replica, 0, "", 0});
   } catch (const Error& e) {
     std::printf("refused: %s\n", e.what());
     return e.status() == Status::auth_failed ? 0 : 8;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "slipway/core/contract.hpp"
 #include "slipway/spank/handover.hpp"
 
 using namespace slipway::spank;
@@ -99,7 +100,7 @@ TEST_CASE("spank: refusals say what to do", "[spank][handover]") {
 TEST_CASE("spank: the re-exec guard refuses nested programs", "[spank][handover]") {
   const auto h = decide(Tool::srun, {"srun", "--program=t.toml"}, true);
   REQUIRE(h.kind == Handover::Kind::error);
-  CHECK_THAT(h.message, Catch::Contains(kReexecGuardEnv));
+  CHECK_THAT(h.message, Catch::Contains(slipway::core::env::kSpankReexec));
 }
 
 TEST_CASE("spank: no slipway executable is an error", "[spank][handover]") {

@@ -3,7 +3,7 @@
 // Contract: agent_main() completes `options` from the environment as
 // docs/exec.md describes (SLIPWAY_WIRE_TIMEOUT overrides wire_timeout;
 // SLIPWAY_ADVERTISE_HOST, else the caller's advertise_host, else this host's
-// address toward SLIPWAY_RDZV, gives advertise_host; the rendezvous from SLIPWAY_RDZV/SLIPWAY_RDZV_TOKEN;
+// address toward SLIPWAY_RDZV, gives advertise_host; the rendezvous from SLIPWAY_RDZV/SLIPWAY_TOKEN;
 // framework = "mpi" tasks get a PMIx server when built with PMIx) and runs
 // the agent; it returns the process exit code. Agent signals must already be
 // blocked (block_agent_signals) and no other thread may exist.

@@ -13,9 +13,6 @@
 
 namespace slipway::rendezvous {
 
-inline constexpr const char* kEndpointEnv = "SLIPWAY_RDZV";
-inline constexpr const char* kTokenEnv = "SLIPWAY_TOKEN";
-
 // Fills `out` from getrandom(2). Throws std::system_error when the kernel
 // cannot provide randomness.
 void random_bytes(std::span<std::uint8_t> out);

@@ -13,16 +13,16 @@
 
 namespace slipway::spank {
 
-// Set in the environment before the exec; while set, --program is refused
-// (a program launched by slipway does not launch nested programs).
-inline constexpr const char* kReexecGuardEnv = "SLIPWAY_SPANK_REEXEC";
+// core::env::kSpankReexec is set in the environment before the exec; while
+// set, --program is refused (a program launched by slipway does not launch
+// nested programs).
 
 struct HandoverInput {
   Tool tool = Tool::srun;
   std::vector<std::string> cmdline;  // the tool's full argv, argv[0] included
   std::string slipway_bin;           // path of the slipway executable
   std::string tool_exe;              // path of the running tool (salloc re-exec)
-  bool guard_set = false;            // kReexecGuardEnv is in the environment
+  bool guard_set = false;            // core::env::kSpankReexec is in the environment
 };
 
 struct Handover {

@@ -12,8 +12,6 @@
 
 namespace slipway::spank {
 
-inline constexpr const char* kSlipwayBinEnv = "SLIPWAY_BIN";
-
 struct PluginConfig {
   std::optional<std::string> slipway_bin;
 };

@@ -12,10 +12,6 @@
 
 namespace slipway::spank {
 
-inline constexpr const char* kReplicaBaseEnv = "SLIPWAY_REPLICA_BASE";
-inline constexpr const char* kReplicaEnv = "SLIPWAY_REPLICA";
-inline constexpr const char* kProgramEnv = "SLIPWAY_PROGRAM";
-
 // Largest replica index accepted (bounds what is read from the environment).
 inline constexpr std::uint64_t kMaxReplica = 1'000'000'000;
 

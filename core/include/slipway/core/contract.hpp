@@ -1,0 +1,87 @@
+// The names slipway's processes and the user's programs agree on, defined
+// once: environment variables and rendezvous key names. docs/contract.md
+// lists every one of them; the ctest unit:core:contract_documented fails
+// when this header, the docs and the code's literals disagree.
+//
+// Contract: no other C++ file spells a SLIPWAY_* variable or a rendezvous
+// key prefix as a literal; it uses these constants and builders.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "slipway/core/contract.hpp"
+
+namespace slipway::core::env {
+
+// --- Every task's environment (set by the launch layer; DESIGN §3) -------
+inline constexpr const char* kProgram = "SLIPWAY_PROGRAM";    // program name
+inline constexpr const char* kNode = "SLIPWAY_NODE";          // node name
+inline constexpr const char* kReplica = "SLIPWAY_REPLICA";    // 0-based replica
+inline constexpr const char* kReplicas = "SLIPWAY_REPLICAS";  // replicas of the node
+inline constexpr const char* kAttempt = "SLIPWAY_ATTEMPT";    // 0 at launch, +1 per relaunch
+inline constexpr const char* kRendezvous = "SLIPWAY_RDZV";    // host:port of the rendezvous
+inline constexpr const char* kToken = "SLIPWAY_TOKEN";        // the program's secret
+inline constexpr const char* kPortPrefix = "SLIPWAY_PORT_";   // + <PORT>: the port to listen on
+inline constexpr const char* kAddressPrefix = "SLIPWAY_ADDR_";  // + <NODE>_<PORT>: peers' host:port list
+
+// --- Set by a launcher for its agents and steps --------------------------
+inline constexpr const char* kRunDir = "SLIPWAY_RUN_DIR";            // the run's directory
+inline constexpr const char* kReplicaBase = "SLIPWAY_REPLICA_BASE";  // replica of a step's task 0
+
+// --- Read from the user's environment (knobs) -----------------------------
+inline constexpr const char* kRunRoot = "SLIPWAY_RUN_ROOT";          // where run directories go
+inline constexpr const char* kLogLimit = "SLIPWAY_LOG_LIMIT";        // bound of each task log
+inline constexpr const char* kWireTimeout = "SLIPWAY_WIRE_TIMEOUT";  // seconds to wait for addresses
+inline constexpr const char* kAdvertiseHost = "SLIPWAY_ADVERTISE_HOST";  // address peers use
+inline constexpr const char* kInlineTasks = "SLIPWAY_INLINE_TASKS";  // 0: every task via slipway-exec
+inline constexpr const char* kDebug = "SLIPWAY_DEBUG";               // debug logging
+inline constexpr const char* kPmixVerbose = "SLIPWAY_PMIX_VERBOSE";  // PMIx server logging
+inline constexpr const char* kBin = "SLIPWAY_BIN";                   // the slipway program to run
+inline constexpr const char* kExec = "SLIPWAY_EXEC";                 // the slipway-exec program to run
+
+// --- Internal guards between slipway's own processes ----------------------
+inline constexpr const char* kSpankReexec = "SLIPWAY_SPANK_REEXEC";        // srun re-exec guard
+inline constexpr const char* kLaunchInSalloc = "SLIPWAY_LAUNCH_IN_SALLOC";  // launch re-exec guard
+inline constexpr const char* kLaunchNoGpus = "SLIPWAY_LAUNCH_NO_GPUS";      // the job has no GPUs
+
+// Every name above starts with this; the user's `env` may not use it.
+inline constexpr std::string_view kReservedPrefix = "SLIPWAY_";
+
+// SLIPWAY_PORT_<PORT> and SLIPWAY_ADDR_<NODE>_<PORT>, names upper-cased with
+// '-' and '.' turned into '_' (core::env_name_part).
+std::string port_variable(std::string_view port);
+std::string address_variable(std::string_view node, std::string_view port);
+
+}  // namespace slipway::core::env
+
+namespace slipway::core::keys {
+
+// Rendezvous key names (docs/contract.md, "Rendezvous keys"). Task-scoped
+// unless said otherwise.
+
+// "addr/<node>/<replica>/<port>" = "host:port": a task's listening port.
+inline constexpr std::string_view kAddressPrefix = "addr/";
+std::string address(std::string_view node, std::uint32_t replica, std::string_view port);
+
+// "stop/<node>/<replica>" = reason: the launcher asks one task to stop
+// (program scope, written by the launcher only).
+inline constexpr std::string_view kStopPrefix = "stop/";
+std::string stop(std::string_view node, std::uint32_t replica);
+
+// "ucx/<node>/<replica>" = UCX worker address: a courier endpoint.
+inline constexpr std::string_view kUcxPrefix = "ucx/";
+std::string ucx_address(std::string_view node, std::uint32_t replica);
+// "ucx-replicas/<node>" = count: how many replicas of a courier node there are.
+inline constexpr std::string_view kUcxReplicasPrefix = "ucx-replicas/";
+std::string ucx_replicas(std::string_view node);
+
+// "pmix/modex/<rank>", "pmix/pub/<key>", "pmix/<kind>/<signature>/<n>": the
+// PMIx server hosts' shared state.
+inline constexpr std::string_view kPmixPrefix = "pmix/";
+std::string pmix_modex(std::uint32_t rank);
+std::string pmix_published(std::string_view key);
+std::string pmix_collective(std::string_view kind, std::string_view signature, std::uint64_t n);
+
+}  // namespace slipway::core::keys
