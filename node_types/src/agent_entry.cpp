@@ -19,7 +19,7 @@
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
 #include "slipway/exec/task_log.hpp"
-#include "slipway/spank/task_replica.hpp"  // the replica rule of a shared step
+#include "slipway/core/task_replica.hpp"
 #ifdef SLIPWAY_HAVE_PMIX
 #include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
 #endif
@@ -54,7 +54,7 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
 std::optional<std::string> replica_from_environment() {
   // The same rule, and bound, as slipway.so's in slurmstepd.
   if (const char* replica = std::getenv(core::env::kReplica); replica && *replica) {
-    return spank::replica_for_task(replica, 0);
+    return core::replica_for_task(replica, 0);
   }
   const char* base = std::getenv(core::env::kReplicaBase);
   const char* rank_text = std::getenv("SLURM_PROCID");
@@ -63,7 +63,7 @@ std::optional<std::string> replica_from_environment() {
   const char* end = rank_text + std::strlen(rank_text);
   auto [ptr, ec] = std::from_chars(rank_text, end, rank);
   if (ec != std::errc() || ptr != end || ptr == rank_text) return std::nullopt;
-  return spank::replica_for_task(base, rank);
+  return core::replica_for_task(base, rank);
 }
 
 }  // namespace slipway::exec

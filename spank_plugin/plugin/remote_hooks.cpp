@@ -1,14 +1,14 @@
 // slipway.so in slurmstepd: for the tasks of a slipway step (SLIPWAY_PROGRAM
 // in the step's environment) with SLIPWAY_REPLICA_BASE set and no
 // SLIPWAY_REPLICA, sets SLIPWAY_REPLICA = base + the task's global id (see
-// slipway/spank/task_replica.hpp). Every other step is left untouched.
+// slipway/core/task_replica.hpp). Every other step is left untouched.
 #include <cstdint>
 #include <string>
 
 #include "plugin_state.hpp"
 #include "slipway/core/contract.hpp"
+#include "slipway/core/task_replica.hpp"
 #include "slipway/spank/handover.hpp"
-#include "slipway/spank/task_replica.hpp"
 
 namespace slipway::spank::plugin {
 namespace {
@@ -48,11 +48,11 @@ int remote_task_init(spank_t sp) {
     report_error("cannot read SLIPWAY_REPLICA_BASE or the task id of this step");
     return -1;
   }
-  const auto replica = replica_for_task(base, task_id);
+  const auto replica = core::replica_for_task(base, task_id);
   if (!replica) {
     const std::string msg = std::string(core::env::kReplicaBase) + "='" + base +
                             "' is not a replica index (a decimal number up to " +
-                            std::to_string(kMaxReplica) + ")";
+                            std::to_string(core::kMaxReplica) + ")";
     report_error(msg.c_str());
     return -1;
   }

@@ -21,7 +21,7 @@ int agent_main(const core::Plan& plan, AgentOptions options);
 
 // The replica a task of a multi-replica Slurm step runs, as decimal text:
 // SLIPWAY_REPLICA (set by slipway.so in slurmstepd), else
-// SLIPWAY_REPLICA_BASE + SLURM_PROCID (spank::replica_for_task, the
+// SLIPWAY_REPLICA_BASE + SLURM_PROCID (core::replica_for_task, the
 // plugin's own rule and bound); nothing when neither is set or a value is
 // not a plain number within that bound.
 std::optional<std::string> replica_from_environment();

@@ -1,9 +1,9 @@
 // SLIPWAY_REPLICA of a task from SLIPWAY_REPLICA_BASE and its global task id.
-#include "slipway/spank/task_replica.hpp"
+#include "slipway/core/task_replica.hpp"
 
 #include <charconv>
 
-namespace slipway::spank {
+namespace slipway::core {
 
 std::optional<std::string> replica_for_task(std::string_view base, std::uint32_t global_task_id) {
   if (base.empty() || base.size() > 10) {
@@ -21,4 +21,4 @@ std::optional<std::string> replica_for_task(std::string_view base, std::uint32_t
   return std::to_string(replica);
 }
 
-}  // namespace slipway::spank
+}  // namespace slipway::core
