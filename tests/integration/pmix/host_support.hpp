@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/pmix/in_process_backend.hpp"
+#include "pmix/in_process_control_plane.hpp"
 #include "slipway/pmix/server_host.hpp"
 
 namespace slipway::pmix::testing {

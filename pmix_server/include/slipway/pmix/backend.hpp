@@ -1,7 +1,7 @@
 // Backend: what the PMIx server host needs from the program's control plane,
 // as seen by ONE member (one task) of the program: fences with blobs, a
 // key-value store with scopes, wait-for-key and member-ended events. rendezvous_backend.hpp implements it over the rendezvous client;
-// in_process_backend.hpp is the in-process implementation.
+// tests/lib/pmix/in_process_control_plane.hpp is an in-process implementation (a test double).
 //
 // Contract: every operation returns at once (watch_members may take one
 // round trip to subscribe) and reports through its callback exactly once; the callback may run on any thread, even inside

@@ -1,8 +1,7 @@
 // InProcessControlPlane: the Backend contract (backend.hpp) held in one
 // process: a key-value store with scopes, wait-for-key, fences over member
-// ranges and member-ended events. It serves a PMIx server host whose whole
-// world lives in one process (every rank colocated in one agent), and the
-// unit tests of the host, which act as remote members through member().
+// ranges and member-ended events. A test double (no production target links
+// it): the PMIx host tests act as remote members through member().
 //
 // Contract: thread-safe. member(node, replica) gives the Backend of one
 // member; end_member() ends it as the rendezvous would (its task keys are

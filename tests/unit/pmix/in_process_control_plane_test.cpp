@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "backend_contract.hpp"
-#include "slipway/pmix/in_process_backend.hpp"
+#include "pmix/in_process_control_plane.hpp"
 
 using namespace slipway::pmix;
 using namespace slipway::pmix::contract;

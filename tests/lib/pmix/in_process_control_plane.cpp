@@ -1,7 +1,7 @@
-// The in-process control plane (in_process_backend.hpp): one mutex over
+// The in-process control plane (in_process_control_plane.hpp): one mutex over
 // the store, the fences and the waiters; callbacks are collected under the
 // lock and run after it is released.
-#include "slipway/pmix/in_process_backend.hpp"
+#include "in_process_control_plane.hpp"
 
 #include <chrono>
 #include <condition_variable>
