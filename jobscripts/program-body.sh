@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC1083  # double-brace placeholders: the generator fills them in (this line is not copied)
 # ---- body (slipway's jobscripts/program-body.sh) -------------------------
 # Runs the program with `slipway launch` inside this allocation. Slurm sends
 # SIGUSR1 to this script {{GRACE}} s before the time limit (--signal above):

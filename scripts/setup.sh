@@ -12,7 +12,7 @@ PACKAGES=(
   libpmix-dev libpmix-bin libucx-dev ucx-utils
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   openmpi-bin libopenmpi-dev python3-mpi4py python3-torch
-  bats iproute2 util-linux procps psmisc
+  bats iproute2 util-linux procps psmisc shellcheck
   clang libclang-rt-14-dev
 )
 

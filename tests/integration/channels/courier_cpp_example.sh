@@ -5,7 +5,8 @@
 # slipway-courier-example, put on PATH for the topology's commands).
 set -euo pipefail
 : "${SLIPWAY_COURIER_EXAMPLE:?path of slipway-courier-example}"
-export PATH="$(dirname "$SLIPWAY_COURIER_EXAMPLE"):$PATH"
+PATH="$(dirname "$SLIPWAY_COURIER_EXAMPLE"):$PATH"
+export PATH
 source "$(dirname "${BASH_SOURCE[0]}")/example_lib.sh"
 
 run_example courier_cpp.toml

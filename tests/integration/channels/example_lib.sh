@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the courier example scripts: run_example TOPOLOGY runs it under
 # `slipway run` (into a temporary run root) and leaves its output in $output;
 # fail MESSAGE ends the script; expect REGEX MESSAGE checks one line.

@@ -17,7 +17,8 @@ trap cleanup EXIT
 # Loopback only (see transports.hpp): the test cluster's veth pairs come and
 # go while this runs.
 export UCX_NET_DEVICES=lo
-export SLIPWAY_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+SLIPWAY_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export SLIPWAY_TOKEN
 "$SLIPWAY" rendezvous >"$work/rdzv.out" 2>"$work/rdzv.err" &
 rdzv_pid=$!
 for _ in $(seq 1 100); do

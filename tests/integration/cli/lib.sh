@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers of the CLI scenarios, over the `slipway run` scenarios' own (a
 # private run root and work directory, a marker in every task's command
 # line, cleanup of what a scenario started, run_slipway, expect_status).

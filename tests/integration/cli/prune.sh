@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 program "$WORK/quick.toml" quick q "echo q"
 program "$WORK/long.toml" long sleeper "sleep 60"
 
-for i in 1 2 3; do
+for _ in 1 2 3; do
   run_slipway "$WORK/out" run "$WORK/quick.toml"
   expect_status 0
   sleep 1.1  # runs are told apart by their start second

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers of the `slipway run` integration scenarios: a private run
 # root, bounded waits, assertions that say what went wrong, and cleanup of
 # anything a scenario started.

@@ -1,10 +1,12 @@
+# shellcheck shell=bash
 # Helpers of the PMIx scenarios under `slipway run`: the launch scenarios'
 # helpers (../launch/lib.sh) plus topologies that name the test programs.
 # Needs SLIPWAY, PMIX_PROBE and MPI_ALLREDUCE in the environment.
 source "$(dirname "${BASH_SOURCE[0]}")/../launch/lib.sh"
 : "${PMIX_PROBE:?PMIX_PROBE must point at slipway-pmix-probe}"
 : "${MPI_ALLREDUCE:?MPI_ALLREDUCE must point at slipway-mpi-allreduce}"
-export TOPOLOGIES="$(dirname "${BASH_SOURCE[0]}")/topologies"
+TOPOLOGIES="$(dirname "${BASH_SOURCE[0]}")/topologies"
+export TOPOLOGIES
 
 # pmix_topology NAME: topologies/NAME.toml with @PROBE@, @ALLREDUCE@,
 # @MARKER@ and @WORK@ replaced; prints its path.

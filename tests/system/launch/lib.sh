@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers of the slipway-on-Slurm system tests (run through
 # tests/cluster/run-system-test.sh: SLURM_CONF is set, the working directory
 # is a scratch directory every host sees).

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers of the PMIx scenarios on the Slurm test cluster: the launch system
 # tests' helpers (tests/system/launch/lib.sh: fail, run_logged, ...) plus
 # topologies that name the test programs. Run through
@@ -8,7 +9,7 @@ source "$SLIPWAY_SOURCE_DIR/tests/system/launch/lib.sh"
 : "${PMIX_PROBE:?}"
 PMIX_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # Partition(s) to allocate from (the cluster's cpu partition by default).
-PARTITION=${SLIPWAY_PMIX_PARTITION:-cpu}
+export PARTITION=${SLIPWAY_PMIX_PARTITION:-cpu}  # the partition the scenarios allocate in
 
 expect_count() {  # FILE REGEX N
   local n
