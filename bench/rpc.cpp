@@ -19,7 +19,7 @@
 // _<transport>_<mode> for every transport and mode (the headline's too),
 // e.g. perftest_ratio_8B_posix_cma_busypoll. R is courier p50 / perftest p50
 // (perftest's one-way latency doubled); G is gRPC p50 / courier p50.
-#if __has_include("slipway/channels/endpoint.hpp") && __has_include("slipway/exec/process.hpp")
+#if __has_include("slipway/channels/endpoint.hpp") && __has_include("slipway/base/process.hpp")
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,8 +45,8 @@
 #include "bench_registry.hpp"
 #include "peers.hpp"
 #include "slipway/channels/endpoint.hpp"
-#include "slipway/exec/process.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace {
 
@@ -114,16 +114,16 @@ class Child {
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
       throw std::runtime_error("pipe failed");
     }
-    exec::UniqueFd in_read(in[0]), out_write(out[1]);
-    stdin_ = exec::UniqueFd(in[1]);
-    stdout_ = exec::UniqueFd(out[0]);
-    exec::SpawnOptions options;
+    base::UniqueFd in_read(in[0]), out_write(out[1]);
+    stdin_ = base::UniqueFd(in[1]);
+    stdout_ = base::UniqueFd(out[0]);
+    base::SpawnOptions options;
     options.argv = std::move(argv);
     options.env = environment_with(extra_env);
     options.new_process_group = false;
     options.stdin_fd = in_read.get();
     options.stdout_fd = out_write.get();
-    pid_ = exec::spawn(options);
+    pid_ = base::spawn(options);
     if (!keep_stdin) stdin_.reset();
   }
   ~Child() {
@@ -135,7 +135,7 @@ class Child {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ::kill(pid_, SIGKILL);
-    exec::wait_for(pid_);
+    base::wait_for(pid_);
   }
   void kill() {
     if (pid_ > 0) ::kill(pid_, SIGKILL);
@@ -160,16 +160,16 @@ class Child {
       buffer_.append(chunk, static_cast<std::size_t>(n));
     }
   }
-  exec::ExitStatus wait() {
-    auto status = exec::wait_for(pid_);
+  base::ExitStatus wait() {
+    auto status = base::wait_for(pid_);
     pid_ = -1;
     return status;
   }
 
  private:
   pid_t pid_ = -1;
-  exec::UniqueFd stdin_;
-  exec::UniqueFd stdout_;
+  base::UniqueFd stdin_;
+  base::UniqueFd stdout_;
   std::string buffer_;
 };
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_history.hpp"
 
@@ -60,7 +60,7 @@ class LogReader {
     struct stat now {};
     if (::stat(path_.c_str(), &now) != 0) return false;
     if (!fd_ || now.st_ino != inode_ || now.st_size < offset_) {
-      fd_ = exec::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+      fd_ = base::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
       if (!fd_) return false;
       inode_ = now.st_ino;
       offset_ = 0;
@@ -86,7 +86,7 @@ class LogReader {
  private:
   void emit(std::string_view data) {
     if (!prefixed_) {
-      exec::write_all(STDOUT_FILENO, std::string(data));
+      base::write_all(STDOUT_FILENO, std::string(data));
       return;
     }
     std::size_t start = 0;
@@ -106,12 +106,12 @@ class LogReader {
       start = newline + 1;
     }
   }
-  void emit_line(const std::string& line) { exec::write_all(STDOUT_FILENO, task_ + ": " + line); }
+  void emit_line(const std::string& line) { base::write_all(STDOUT_FILENO, task_ + ": " + line); }
 
   std::string task_;
   std::string path_;
   bool prefixed_;
-  exec::UniqueFd fd_;
+  base::UniqueFd fd_;
   ino_t inode_ = 0;
   off_t offset_ = 0;
   std::string partial_;

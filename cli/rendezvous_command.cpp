@@ -18,7 +18,7 @@
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/error.hpp"
 #include "slipway/rendezvous/server.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 #include "slipway/launch/secret_file.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -59,7 +59,7 @@ std::string obtain_token(const RendezvousArgs& a) {
 }
 
 int run_rendezvous(const RendezvousArgs& a) {
-  exec::disable_core_dumps();  // it holds the program's secret
+  base::disable_core_dumps();  // it holds the program's secret
   rendezvous::ServerOptions o;
   try {
     o.token = obtain_token(a);

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <system_error>
 
-#include "slipway/exec/process.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 extern char** environ;
 
@@ -68,16 +68,16 @@ int submit_batch_script(const std::string& script, const std::vector<std::string
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw std::system_error(errno, std::generic_category(), "pipe for sbatch");
   }
-  exec::UniqueFd read_end(fds[0]);
-  exec::UniqueFd write_end(fds[1]);
+  base::UniqueFd read_end(fds[0]);
+  base::UniqueFd write_end(fds[1]);
 
-  exec::SpawnOptions spawn;
+  base::SpawnOptions spawn;
   spawn.argv.push_back(sbatch_path);
   spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
   spawn.env = environment_for_sbatch();
   spawn.new_process_group = false;  // Ctrl-C reaches `sbatch --wait` too
   spawn.stdin_fd = read_end.get();
-  const pid_t pid = exec::spawn(spawn);
+  const pid_t pid = base::spawn(spawn);
   read_end.reset();
 
   {
@@ -85,7 +85,7 @@ int submit_batch_script(const std::string& script, const std::vector<std::string
     write_all(write_end.get(), script);
     write_end.reset();
   }
-  return exec::wait_for(pid).shell_code();
+  return base::wait_for(pid).shell_code();
 }
 
 }  // namespace slipway::jobscripts

@@ -10,10 +10,11 @@
 
 #include "slipway/launch/unit_tracker.hpp"
 #include "slipway/exec/agent_environment.hpp"
-#include "slipway/exec/held_port.hpp"
+#include "slipway/base/held_port.hpp"
+#include "slipway/base/local_address.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 extern char** environ;
 
@@ -35,7 +36,7 @@ struct InlineTasks::Task {
   const core::Task* task = nullptr;
   std::uint32_t attempt = 0;
   rendezvous::Identity identity;
-  std::vector<exec::HeldPort> ports;
+  std::vector<base::HeldPort> ports;
   core::ResolvedAddresses addresses;
   std::vector<core::AddressRef> missing;
   core::EnvMap launcher_env;  // what the launcher adds to its own environment
@@ -43,7 +44,7 @@ struct InlineTasks::Task {
   Clock::time_point deadline{};  // waiting: the wire timeout; draining: SIGKILL
   pid_t pid = -1;
   std::unique_ptr<exec::TaskOutput> output;
-  exec::ExitStatus status;
+  base::ExitStatus status;
 
   // Takes the values read for `missing` (same order); keeps what is still
   // missing.
@@ -71,7 +72,7 @@ InlineTasks::InlineTasks(const core::Plan& plan, rendezvous::Server& server,
     : plan_(plan),
       server_(server),
       options_(std::move(options)),
-      host_name_(exec::this_host_name()),
+      host_name_(base::this_host_name()),
       base_env_(exec::inherited_environment(environ)) {}
 
 InlineTasks::~InlineTasks() = default;
@@ -92,7 +93,7 @@ std::unique_ptr<InlineTasks::Task> InlineTasks::make_task(std::uint32_t index,
   const core::Host& host = plan_.host(task);
   const std::string& advertised = exec::advertised_host(host, options_.advertise_host, host_name_);
   for (const auto& port_name : task.ports) {
-    t->ports.push_back(exec::HeldPort::acquire(port_name));
+    t->ports.push_back(base::HeldPort::acquire(port_name));
     core::AddressRef ref{task.node, task.replica, port_name};
     t->addresses.set(ref, core::Endpoint{advertised, t->ports.back().port()});
   }
@@ -194,7 +195,7 @@ void InlineTasks::launch(Task& t) {
   changes_.push_back({t.identity, t.pid, std::nullopt});
 }
 
-void InlineTasks::finish(Task& t, exec::ExitStatus status) {
+void InlineTasks::finish(Task& t, base::ExitStatus status) {
   if (!status.success() && t.output) t.output->keep_log();  // the launcher points at it
   changes_.push_back({t.identity, std::nullopt, status.shell_code()});
   ended_.emplace_back(t.id, status);
@@ -207,13 +208,13 @@ void InlineTasks::signal(pid_t id, int sig) {
   if (it == tasks_.end()) return;
   Task& t = *it->second;
   if (t.state != Task::State::waiting) {
-    exec::signal_group(t.pid, sig);  // the command, or what it left behind
+    base::signal_group(t.pid, sig);  // the command, or what it left behind
   } else if (is_terminating(sig)) {
-    finish(t, exec::ExitStatus{false, 128 + sig});  // as an interrupted agent
+    finish(t, base::ExitStatus{false, 128 + sig});  // as an interrupted agent
   }
 }
 
-void InlineTasks::reaped(pid_t pid, const exec::ExitStatus& status) {
+void InlineTasks::reaped(pid_t pid, const base::ExitStatus& status) {
   auto it = by_command_.find(pid);
   if (it == by_command_.end()) return;
   Task& t = *tasks_.at(it->second);
@@ -223,7 +224,7 @@ void InlineTasks::reaped(pid_t pid, const exec::ExitStatus& status) {
     }
   }
   // Whatever the command left in its process group goes now.
-  exec::signal_group(t.pid, SIGTERM);
+  base::signal_group(t.pid, SIGTERM);
   if (t.output->finished()) {
     finish(t, status);
     return;
@@ -248,8 +249,8 @@ void InlineTasks::key_changed(const std::string& key) {
       t->resolve(server_.get_many(t->missing_keys()));
       if (t->missing.empty()) launch(*t);
     } catch (const std::exception& e) {
-      exec::terminal_stderr().write(t->task->name() + ": slipway: " + e.what() + "\n");
-      finish(*t, exec::ExitStatus{false, 1});
+      base::terminal_stderr().write(t->task->name() + ": slipway: " + e.what() + "\n");
+      finish(*t, base::ExitStatus{false, 1});
     }
   }
 }
@@ -288,14 +289,14 @@ void InlineTasks::fire_timeouts(Clock::time_point now) {
   }
   for (Task* t : due) {
     if (t->state == Task::State::draining) {
-      exec::signal_group(t->pid, SIGKILL);
+      base::signal_group(t->pid, SIGKILL);
       finish(*t, t->status);
       continue;
     }
-    exec::terminal_stderr().write(t->task->name() + ": slipway: " +
+    base::terminal_stderr().write(t->task->name() + ": slipway: " +
                                   exec::wire_timeout_message(options_.wire_timeout, t->missing) +
                                   "\n");
-    finish(*t, exec::ExitStatus{false, 1});
+    finish(*t, base::ExitStatus{false, 1});
   }
 }
 
@@ -311,7 +312,7 @@ std::optional<InlineTasks::Clock::time_point> InlineTasks::deadline() const {
 
 void InlineTasks::flush() { server_.update_local(std::exchange(changes_, {})); }
 
-std::vector<std::pair<pid_t, exec::ExitStatus>> InlineTasks::take_ended() {
+std::vector<std::pair<pid_t, base::ExitStatus>> InlineTasks::take_ended() {
   flush();
   return std::exchange(ended_, {});
 }

@@ -11,8 +11,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "slipway/exec/process.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -25,7 +25,7 @@ int guard_child(const std::function<int()>& body) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&handled, sig);
   sigset_t previous;
   sigprocmask(SIG_BLOCK, &handled, &previous);  // before fork: no signal is lost
-  exec::become_subreaper();
+  base::become_subreaper();
   const pid_t guard = getpid();
   std::fflush(nullptr);
   const pid_t child = fork();
@@ -36,7 +36,7 @@ int guard_child(const std::function<int()>& body) {
   }
   if (child == 0) {
     setpgid(0, 0);
-    if (!exec::die_with_parent(SIGTERM) || getppid() != guard) _exit(128 + SIGTERM);
+    if (!base::die_with_parent(SIGTERM) || getppid() != guard) _exit(128 + SIGTERM);
     // The signals stay blocked: the launcher reads them from a signalfd, and
     // one that comes before it does waits for it.
     int code = body();
@@ -44,7 +44,7 @@ int guard_child(const std::function<int()>& body) {
     _exit(code);
   }
   setpgid(child, child);  // also from here: a signal forwarded right away finds it
-  exec::UniqueFd signals(signalfd(-1, &handled, SFD_CLOEXEC));
+  base::UniqueFd signals(signalfd(-1, &handled, SFD_CLOEXEC));
   int code = 1;
   bool running = true;
   while (running) {
@@ -63,13 +63,13 @@ int guard_child(const std::function<int()>& body) {
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
       if (pid != child) continue;  // an orphan of the launcher, reparented here
-      code = exec::ExitStatus::from_wait_status(status).shell_code();
+      code = base::ExitStatus::from_wait_status(status).shell_code();
       running = false;
     }
   }
-  if (running) code = exec::wait_for(child).shell_code();
+  if (running) code = base::wait_for(child).shell_code();
   // What a launcher that was killed left behind: its tasks, now ours.
-  if (exec::has_children()) exec::terminate_descendants(std::chrono::milliseconds(2000));
+  if (base::has_children()) base::terminate_descendants(std::chrono::milliseconds(2000));
   return code;
 }
 

@@ -19,8 +19,8 @@
 
 #include "slipway/core/contract.hpp"
 #include "slipway/core/topology.hpp"
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -70,13 +70,13 @@ void wake(int fd) {
 }  // namespace
 
 void say(const std::string& message) {
-  exec::terminal_stderr().write("slipway: " + message + "\n");
+  base::terminal_stderr().write("slipway: " + message + "\n");
 }
 
 std::optional<core::Program> load_or_report(const std::string& path) {
   auto topology = core::load_topology(path);
   for (const auto& d : topology.diagnostics) {
-    exec::terminal_stderr().write(core::format_diagnostic(d) + "\n");
+    base::terminal_stderr().write(core::format_diagnostic(d) + "\n");
   }
   return std::move(topology.program);
 }
@@ -291,11 +291,11 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   if (pid > 0 && tracker_->drained(pid)) process_drained(pid);
 }
 
-std::string LauncherLoop::never_joined(pid_t, const exec::ExitStatus& exit) {
+std::string LauncherLoop::never_joined(pid_t, const base::ExitStatus& exit) {
   return "its process " + exit.describe() + " before the task joined the program";
 }
 
-void LauncherLoop::end_process(pid_t pid, const exec::ExitStatus& exit) {
+void LauncherLoop::end_process(pid_t pid, const base::ExitStatus& exit) {
   for (std::size_t unit : tracker_->process_exited(pid)) {
     unit_ended(unit, exit);
     TaskExit task_exit{exit.signaled, exit.code, {}};
@@ -320,7 +320,7 @@ void LauncherLoop::on_signals() {
       int status = 0;
       pid_t pid;
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        auto exit = exec::ExitStatus::from_wait_status(status);
+        auto exit = base::ExitStatus::from_wait_status(status);
         process_ended(pid, exit);
         end_process(pid, exit);  // nothing for an orphan we subreaped
       }
@@ -378,15 +378,15 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
   // Task output goes through this process: a terminal or pipe that closed
   // must not stop the program (the lines still reach the logs).
   signal(SIGPIPE, SIG_IGN);
-  exec::raise_descriptor_limit();  // the local launcher holds two pipes per task
+  base::raise_descriptor_limit();  // the local launcher holds two pipes per task
   // Task output and our lines never wait for a reader (a pager, a stuck
   // pipe): the loop must always hear signals, stops and exits.
-  exec::terminal_stdout().never_block();
-  exec::terminal_stderr().never_block();
-  exec::disable_core_dumps();  // we hold the program's secret
+  base::terminal_stdout().never_block();
+  base::terminal_stderr().never_block();
+  base::disable_core_dumps();  // we hold the program's secret
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  exec::become_subreaper();
+  base::become_subreaper();
   // The rendezvous logs what the launcher already says; its detail is for
   // SLIPWAY_DEBUG=1.
   spdlog::set_level(std::getenv(core::env::kDebug) ? spdlog::level::debug : spdlog::level::warn);
@@ -454,9 +454,9 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
     watch(fds);
     const std::size_t watched_end = fds.size();
-    exec::TerminalStream* streams[] = {&exec::terminal_stdout(), &exec::terminal_stderr()};
-    std::vector<exec::TerminalStream*> writing;
-    for (exec::TerminalStream* stream : streams) {
+    base::TerminalStream* streams[] = {&base::terminal_stdout(), &base::terminal_stderr()};
+    std::vector<base::TerminalStream*> writing;
+    for (base::TerminalStream* stream : streams) {
       if (!stream->wants_write()) continue;
       fds.push_back({stream->pollable(), POLLOUT, 0});
       writing.push_back(stream);
@@ -477,7 +477,7 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     start_queued();
   }
   // Nothing of the program outlives the launcher.
-  exec::terminate_descendants(milliseconds(2000));
+  base::terminate_descendants(milliseconds(2000));
   try {
     run_dir_.write_exit(exit_code_);
   } catch (const std::exception& e) {
@@ -486,7 +486,7 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
         e.what());
   }
   control_.reset();
-  exec::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
+  base::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
     signalfd_siginfo info{};
     bool interrupted = false;
     while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {

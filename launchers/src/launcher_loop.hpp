@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/exec/process.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
@@ -77,7 +77,7 @@ class LauncherLoop {
                             const std::vector<std::string>& env);
   // A unit's process ended while the unit was still attached to it
   // (before the supervisor hears of it).
-  virtual void unit_ended(std::size_t /*unit*/, const exec::ExitStatus& /*status*/) {}
+  virtual void unit_ended(std::size_t /*unit*/, const base::ExitStatus& /*status*/) {}
   // A running unit's agent vanished from the rendezvous without leaving
   // (`pid`: the process carrying the unit). Returns whether the unit has
   // failed now; otherwise it ends with its process. Default: false (a local
@@ -88,12 +88,12 @@ class LauncherLoop {
   // How the process `pid` ended before the tasks of a unit it carried
   // joined the rendezvous (called after process_ended, once per such unit;
   // for end_process too). Default: "its process " + exit's description.
-  virtual std::string never_joined(pid_t pid, const exec::ExitStatus& exit);
+  virtual std::string never_joined(pid_t pid, const base::ExitStatus& exit);
   // Every unit of a still running process has ended.
   virtual void process_drained(pid_t /*pid*/) {}
   // A child process was reaped (any child: a unit's process or an orphan),
   // before the loop ends the units it carried.
-  virtual void process_ended(pid_t /*pid*/, const exec::ExitStatus& /*status*/) {}
+  virtual void process_ended(pid_t /*pid*/, const base::ExitStatus& /*status*/) {}
   // Descriptors to watch besides signals and wakeups: watch() adds them
   // each turn of the loop, watched() gets the same entries back after
   // poll, and own_deadline() is when the loop must come round at the latest
@@ -106,7 +106,7 @@ class LauncherLoop {
   virtual void key_changed(const std::string& /*key*/) {}
   // The process `pid` ended with `status`: for an id start_unit returned
   // that is no child process; ends its units as a reaped child's.
-  void end_process(pid_t pid, const exec::ExitStatus& status);
+  void end_process(pid_t pid, const base::ExitStatus& status);
   // Sends `sig` to a running unit.
   virtual void signal_unit(std::size_t unit, pid_t pid, int sig);
   // How many of this process's descriptors a running `unit` holds (its
@@ -147,8 +147,8 @@ class LauncherLoop {
   std::chrono::milliseconds grace_;
   std::unique_ptr<Supervisor> supervisor_;
   std::unique_ptr<ControlPlane> control_;
-  exec::UniqueFd signals_;
-  exec::UniqueFd wakeup_;
+  base::UniqueFd signals_;
+  base::UniqueFd wakeup_;
   // From the rendezvous thread, in the order they happened (a stop request
   // comes before the leaves of the tasks it stopped).
   std::mutex queue_mutex_;

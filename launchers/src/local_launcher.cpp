@@ -17,11 +17,11 @@
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/exec/agent_environment.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 #include "slipway/exec/task_command.hpp"
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/scratch_dir.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/local_address.hpp"
+#include "slipway/base/scratch_dir.hpp"
 #include "slipway/exec/task_log.hpp"
 
 extern char** environ;
@@ -56,7 +56,7 @@ class LocalRun : public LauncherLoop {
     }
     // Colocated groups, mpi (a PMIx server) and horovod (its store) units:
     // a slipway-exec of their own.
-    exec::SpawnOptions spawn;
+    base::SpawnOptions spawn;
     spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
                   std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
                   std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
@@ -69,7 +69,7 @@ class LocalRun : public LauncherLoop {
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
     spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
     spawn.parent_death_signal = SIGTERM;
-    return exec::spawn(spawn);
+    return base::spawn(spawn);
   }
 
   void signal_unit(std::size_t unit, pid_t pid, int sig) override {
@@ -79,7 +79,7 @@ class LocalRun : public LauncherLoop {
       LauncherLoop::signal_unit(unit, pid, sig);
     }
   }
-  void process_ended(pid_t pid, const exec::ExitStatus& status) override {
+  void process_ended(pid_t pid, const base::ExitStatus& status) override {
     if (!inline_) return;
     inline_->reaped(pid, status);
     report_inline_ends();
@@ -165,7 +165,7 @@ int run_local_unguarded(const LocalRunOptions& given) {
   auto planned = core::make_plan(*program, machine.allocation);
   if (!planned.ok()) {
     say("program '" + *program->name + "' does not fit on this machine:");
-    for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
+    for (const auto& e : planned.errors) base::write_all(STDERR_FILENO, "  " + e.message + "\n");
     say("lower cpus, gpus, mem or replicas, or plan with --cpus-per-host/--gpus-per-host/--hosts");
     return 2;
   }
@@ -180,7 +180,7 @@ int run_local_unguarded(const LocalRunOptions& given) {
     // and Open MPI's private directories), when this program has MPI nodes.
     for (const auto& node : planned.plan->program.nodes) {
       if (*node.framework == core::Framework::mpi) {
-        exec::remove_stale_scratch_dirs();
+        base::remove_stale_scratch_dirs();
         break;
       }
     }

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::launch {
 namespace fs = std::filesystem;
@@ -86,9 +86,9 @@ void RunDirectory::write_file(const std::string& name, const std::string& conten
                               int mode) const {
   std::string path = path_ + "/" + name;
   std::string tmp = path + ".tmp";
-  exec::UniqueFd fd(
+  base::UniqueFd fd(
       ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
-  bool written = fd && exec::write_all(fd.get(), content);
+  bool written = fd && base::write_all(fd.get(), content);
   int error = errno;
   if (written && ::close(fd.release()) != 0) {  // NFS may report a full disk only here
     written = false;

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 
@@ -116,7 +116,7 @@ bool endpoint_answers(const std::string& endpoint) {
   if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) return false;
   bool answers = false;
   for (addrinfo* a = found; a != nullptr && !answers; a = a->ai_next) {
-    exec::UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
+    base::UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
     if (!fd) continue;
     if (::connect(fd.get(), a->ai_addr, a->ai_addrlen) == 0) {
       answers = true;

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -28,7 +28,7 @@ std::string octal_mode(mode_t mode) {
 }  // namespace
 
 std::string read_secret_file(const std::string& path) {
-  exec::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd) throw std::runtime_error("cannot read the secret from " + path + ": " + std::strerror(errno));
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
@@ -68,11 +68,11 @@ void write_secret_file(const std::string& path, const std::string& content) {
   std::string pattern = (slash == std::string::npos ? std::string("./") : dir) + ".slipway-secret-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
-  exec::UniqueFd fd(::mkostemp(name.data(), O_CLOEXEC));  // mode 0600
+  base::UniqueFd fd(::mkostemp(name.data(), O_CLOEXEC));  // mode 0600
   if (!fd) {
     throw std::runtime_error("cannot write the secret to " + path + ": " + std::strerror(errno));
   }
-  bool written = exec::write_all(fd.get(), content);
+  bool written = base::write_all(fd.get(), content);
   int error = errno;
   if (written && ::close(fd.release()) != 0) {
     written = false;

@@ -19,9 +19,9 @@
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/topology.hpp"
-#include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/base/local_address.hpp"
+#include "slipway/base/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
 #include "slipway/launch/slurm_steps.hpp"
@@ -118,7 +118,7 @@ class SlurmRun : public LauncherLoop {
     if (steps_with_losses_.erase(pid)) ::kill(pid, SIGKILL);
   }
 
-  void process_ended(pid_t pid, const exec::ExitStatus&) override {
+  void process_ended(pid_t pid, const base::ExitStatus&) override {
     live_steps_.erase(pid);
     steps_with_losses_.erase(pid);
     ended_step_ = pid;
@@ -127,7 +127,7 @@ class SlurmRun : public LauncherLoop {
 
   // srun exits 0 when Slurm could not launch a step's tasks (e.g. "task 0
   // launch failed: Plugin initialization failed"): say what srun said.
-  std::string never_joined(pid_t pid, const exec::ExitStatus& exit) override {
+  std::string never_joined(pid_t pid, const base::ExitStatus& exit) override {
     std::string slurm = pid == ended_step_ ? ended_step_messages_ : std::string();
     return "its job step ended before the task joined the program (srun " + exit.describe() +
            (slurm.empty() ? std::string() : ": " + slurm) + ")";
@@ -144,7 +144,7 @@ class SlurmRun : public LauncherLoop {
                                    "--grace-ms", std::to_string(options_.grace.count() / 2),
                                    "--wire-timeout-ms", std::to_string(options_.wire_timeout.count())};
     step.agent_argv.insert(step.agent_argv.begin(), agent.begin(), agent.end());
-    exec::SpawnOptions spawn;
+    base::SpawnOptions spawn;
     spawn.argv = srun_command(step);
     for (char** e = environ; *e; ++e) {
       if (!step_drops_variable(*e)) spawn.env.emplace_back(*e);
@@ -153,9 +153,9 @@ class SlurmRun : public LauncherLoop {
     for (auto& entry : step_environment(step)) spawn.env.push_back(std::move(entry));
     spawn.new_process_group = true;
     spawn.parent_death_signal = SIGTERM;  // srun forwards it to the step
-    exec::UniqueFd stderr_write = srun_stderr_.open();
+    base::UniqueFd stderr_write = srun_stderr_.open();
     spawn.stderr_fd = stderr_write.get();
-    pid_t pid = exec::spawn(spawn);
+    pid_t pid = base::spawn(spawn);
     srun_stderr_.adopt(pid);
     live_steps_[pid] = Reservation{step.host, step.cpus * step.tasks, step.gpus * step.tasks};
     return pid;
@@ -224,7 +224,7 @@ class SlurmRun : public LauncherLoop {
     std::uint32_t gpus = 0;
   };
   std::map<pid_t, Reservation> live_steps_;  // what each running step holds
-  SrunStderr srun_stderr_{exec::terminal_stderr()};
+  SrunStderr srun_stderr_{base::terminal_stderr()};
   // Slurm's lines of the step reaped last (process_ended comes right
   // before the loop ends that step's units).
   pid_t ended_step_ = -1;
@@ -287,7 +287,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
   std::string advertise;
   if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) {
     advertise = forced;
-  } else if (auto address = exec::local_address_toward(first_host)) {
+  } else if (auto address = base::local_address_toward(first_host)) {
     advertise = *address;
   }
   // One scontrol for what is left to ask: the GPUs of every component
@@ -309,7 +309,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
   }
   if (advertise.empty()) {
     if (auto node_addr = node_address_from_scontrol(detail, first_host)) {
-      advertise = exec::local_address_toward(*node_addr).value_or("");
+      advertise = base::local_address_toward(*node_addr).value_or("");
     }
   }
   if (advertise.empty()) {
@@ -320,7 +320,7 @@ int run_slurm(const SlurmLaunchOptions& options) {
   auto planned = core::make_plan(*program, allocation_of(*job));
   if (!planned.ok()) {
     say("program '" + *program->name + "' does not fit in job " + job->job_id + ":");
-    for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
+    for (const auto& e : planned.errors) base::write_all(STDERR_FILENO, "  " + e.message + "\n");
     return 2;
   }
   try {

@@ -60,16 +60,16 @@ std::string SrunMessages::slurm_lines() const {
   return joined;
 }
 
-SrunStderr::SrunStderr(exec::TerminalStream& forward) : forward_(forward) {}
+SrunStderr::SrunStderr(base::TerminalStream& forward) : forward_(forward) {}
 
-exec::UniqueFd SrunStderr::open() {
+base::UniqueFd SrunStderr::open() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw std::system_error(errno, std::generic_category(), "pipe for srun's standard error");
   }
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   pending_.reset(fds[0]);
-  return exec::UniqueFd(fds[1]);
+  return base::UniqueFd(fds[1]);
 }
 
 void SrunStderr::adopt(pid_t pid) {

@@ -14,20 +14,20 @@
 #include <memory>
 #include <system_error>
 
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/local_address.hpp"
+#include "slipway/base/process.hpp"
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/exec/task_command.hpp"
 #include "slipway/exec/task_log.hpp"
 #include "slipway/core/task_replica.hpp"
 #ifdef SLIPWAY_HAVE_PMIX
-#include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
+#include "slipway/exec/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
 #endif
 
 namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options) {
-  disable_core_dumps();  // SLIPWAY_TOKEN is in our environment
+  base::disable_core_dumps();  // SLIPWAY_TOKEN is in our environment
   options.wire_timeout = wire_timeout_from_environment(options.wire_timeout);
   if (auto limit = log_limit_from_environment()) {
     options.log_limit = *limit;
@@ -45,7 +45,7 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
     return 1;
   }
 #ifdef SLIPWAY_HAVE_PMIX
-  auto mpi_hooks = pmix::make_mpi_task_hooks(options.tasks);
+  auto mpi_hooks = exec::make_mpi_task_hooks(options.tasks);
   options.hooks.push_back(mpi_hooks.get());
 #endif
   return run_agent(plan, options, wiring);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "slipway/exec/horovod_rendezvous.hpp"
-#include "slipway/exec/line_prefixer.hpp"  // write_all
+#include "slipway/base/write_all.hpp"
 
 namespace slipway::exec {
 namespace {
@@ -35,7 +35,7 @@ const char* reason(int status) {
 }
 
 struct Connection {
-  UniqueFd fd;
+  base::UniqueFd fd;
   std::string received;
   Clock::time_point deadline;
 };
@@ -50,12 +50,12 @@ void respond(int fd, int status, const std::string& body) {
   std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
                      "\r\nContent-Length: " + std::to_string(body.size()) +
                      "\r\nConnection: close\r\n\r\n";
-  write_all(fd, head + body);
+  base::write_all(fd, head + body);
 }
 
 }  // namespace
 
-HorovodRendezvousServer::HorovodRendezvousServer(UniqueFd bound_socket, HorovodKvStore store)
+HorovodRendezvousServer::HorovodRendezvousServer(base::UniqueFd bound_socket, HorovodKvStore store)
     : listener_(std::move(bound_socket)),
       stop_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       store_(std::move(store)) {
@@ -110,7 +110,7 @@ void HorovodRendezvousServer::serve() {
       while (connections.size() < kMaxConnections) {
         int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) break;
-        connections.push_back({UniqueFd(fd), {}, Clock::now() + kRequestTimeout});
+        connections.push_back({base::UniqueFd(fd), {}, Clock::now() + kRequestTimeout});
       }
     }
   }

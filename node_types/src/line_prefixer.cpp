@@ -7,17 +7,6 @@
 
 namespace slipway::exec {
 
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
 
 void LinePrefixer::emit(std::string_view line, std::string& terminal_out) {
   terminal_out += prefix_;

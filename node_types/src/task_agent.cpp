@@ -16,12 +16,13 @@
 #include <stdexcept>
 
 #include "slipway/exec/agent_environment.hpp"
-#include "slipway/exec/held_port.hpp"
+#include "slipway/base/held_port.hpp"
+#include "slipway/base/local_address.hpp"
 #include "slipway/exec/horovod_rendezvous.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 #include "slipway/exec/task_command.hpp"
-#include "slipway/exec/terminal_stream.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/terminal_stream.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 extern char** environ;
 
@@ -49,7 +50,7 @@ sigset_t agent_signal_set() {
 
 // Reports a problem of one task on stderr, behind its name.
 void report(const std::string& task, const std::string& message) {
-  terminal_stderr().write(task + ": slipway-exec: " + message + "\n");
+  base::terminal_stderr().write(task + ": slipway-exec: " + message + "\n");
 }
 
 
@@ -58,10 +59,10 @@ void report(const std::string& task, const std::string& message) {
 struct AgentTask {
   const core::Task* task = nullptr;
   std::unique_ptr<Wiring> wiring;
-  std::vector<HeldPort> ports;
+  std::vector<base::HeldPort> ports;
   core::ResolvedAddresses addresses;
   pid_t pid = -1;
-  std::optional<ExitStatus> status;
+  std::optional<base::ExitStatus> status;
   std::unique_ptr<TaskOutput> output;
   std::unique_ptr<HorovodRendezvousServer> horovod;  // replica 0 of a horovod node
 };
@@ -69,7 +70,7 @@ struct AgentTask {
 class Agent {
  public:
   Agent(const core::Plan& plan, const AgentOptions& options)
-      : plan_(plan), options_(options), host_(exec::this_host_name()) {}
+      : plan_(plan), options_(options), host_(base::this_host_name()) {}
 
   int run(const WiringFactory& make_wiring);
 
@@ -89,8 +90,8 @@ class Agent {
   const AgentOptions& options_;
   std::string host_;
   std::vector<AgentTask> tasks_;
-  UniqueFd signals_;
-  UniqueFd stop_event_;
+  base::UniqueFd signals_;
+  base::UniqueFd stop_event_;
   int stop_signal_ = 0;
   std::optional<Clock::time_point> kill_at_;
 };
@@ -119,7 +120,7 @@ void Agent::prepare(AgentTask& t, const WiringFactory& make_wiring) {
     (void)ignored;
   });
   for (const auto& port_name : t.task->ports) {
-    t.ports.push_back(HeldPort::acquire(port_name));
+    t.ports.push_back(base::HeldPort::acquire(port_name));
     core::AddressRef ref{t.task->node, t.task->replica, port_name};
     core::Endpoint endpoint{advertised, t.ports.back().port()};
     t.addresses.set(ref, endpoint);
@@ -196,7 +197,7 @@ void Agent::start(AgentTask& t) {
 
 void Agent::stop_commands(int sig) {
   for (auto& t : tasks_) {
-    if (t.pid > 0 && !t.status) signal_group(t.pid, sig);
+    if (t.pid > 0 && !t.status) base::signal_group(t.pid, sig);
   }
   if (is_terminating(sig) && !kill_at_) kill_at_ = Clock::now() + options_.grace;
 }
@@ -214,7 +215,7 @@ void Agent::handle_signals() {
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
       for (auto& t : tasks_) {
-        if (t.pid == pid) t.status = ExitStatus::from_wait_status(status);
+        if (t.pid == pid) t.status = base::ExitStatus::from_wait_status(status);
       }
     }
   }
@@ -243,8 +244,8 @@ void Agent::supervise() {
       }
     }
     // The terminal, when it has lines waiting for a slow reader.
-    std::vector<TerminalStream*> writing;
-    for (TerminalStream* stream : {&terminal_stdout(), &terminal_stderr()}) {
+    std::vector<base::TerminalStream*> writing;
+    for (base::TerminalStream* stream : {&base::terminal_stdout(), &base::terminal_stderr()}) {
       if (!stream->wants_write()) continue;
       fds.push_back({stream->pollable(), POLLOUT, 0});
       writing.push_back(stream);
@@ -279,7 +280,7 @@ void Agent::supervise() {
 int Agent::finish() {
   // Whatever the commands left behind (we are their subreaper) goes now;
   // then the pipes reach end-of-file and the last lines are written.
-  terminate_descendants(std::min<milliseconds>(options_.grace, milliseconds(2000)));
+  base::terminate_descendants(std::min<milliseconds>(options_.grace, milliseconds(2000)));
   for (auto& t : tasks_) {
     if (t.output) t.output->drain();
   }
@@ -293,7 +294,7 @@ int Agent::finish() {
   }
   // The last lines, unless the reader stalled for good (or we are told to
   // stop).
-  flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
+  base::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
     signalfd_siginfo info{};
     bool interrupted = false;
     while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
@@ -305,12 +306,12 @@ int Agent::finish() {
 }
 
 int Agent::run(const WiringFactory& make_wiring) {
-  terminal_stdout().never_block();
-  terminal_stderr().never_block();
+  base::terminal_stdout().never_block();
+  base::terminal_stderr().never_block();
   sigset_t set = agent_signal_set();
   signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  become_subreaper();
+  base::become_subreaper();
   std::string current = options_.tasks.empty() ? "slipway-exec" : options_.tasks.front();
   try {
     for (const auto& name : options_.tasks) {
@@ -339,7 +340,7 @@ int Agent::run(const WiringFactory& make_wiring) {
     for (auto& t : tasks_) {
       if (t.wiring) t.wiring->leave(1);
     }
-    terminate_descendants(milliseconds(1000));
+    base::terminate_descendants(milliseconds(1000));
     return 1;
   }
   supervise();

@@ -13,8 +13,8 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "slipway/exec/local_address.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/local_address.hpp"
+#include "slipway/base/process.hpp"
 
 namespace slipway::exec {
 namespace {
@@ -24,7 +24,7 @@ void add_network_interface(const core::NodeSpec& node, const std::string& advert
   auto framework = *node.framework;
   if (framework != core::Framework::torch && framework != core::Framework::horovod) return;
   if (advertise_host.empty()) return;
-  auto name = interface_of(advertise_host);
+  auto name = base::interface_of(advertise_host);
   if (!name) return;
   for (const char* variable : {"GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME"}) {
     bool user_set = std::getenv(variable) != nullptr;
@@ -71,8 +71,8 @@ TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std:
   err_.reset(err_pipe[0]);
   err_write_.reset(err_pipe[1]);
   for (int fd : {out_.get(), err_.get()}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", terminal_stdout());
-  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", terminal_stderr());
+  out_lines_ = std::make_unique<LinePrefixer>(name + ": ", base::terminal_stdout());
+  err_lines_ = std::make_unique<LinePrefixer>(name + ": ", base::terminal_stderr());
 }
 
 void TaskOutput::keep_log() {
@@ -92,7 +92,7 @@ std::vector<int> TaskOutput::open_fds() const {
 }
 
 bool TaskOutput::pump(int fd) {
-  UniqueFd& end = fd == out_.get() ? out_ : err_;
+  base::UniqueFd& end = fd == out_.get() ? out_ : err_;
   LinePrefixer& lines = fd == out_.get() ? *out_lines_ : *err_lines_;
   if (!end || end.get() != fd) return false;
   char buffer[16384];
@@ -122,11 +122,6 @@ void TaskOutput::drain() {
   }
 }
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
 
 const std::string& advertised_host(const core::Host& host, const std::string& advertise_host,
                                    const std::string& host_name) {
@@ -153,7 +148,7 @@ std::string wire_timeout_message(std::chrono::milliseconds timeout,
 }
 
 pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, TaskOutput& output) {
-  SpawnOptions spawn_options;
+  base::SpawnOptions spawn_options;
   spawn_options.argv = *node.wrapper;
   spawn_options.argv.insert(spawn_options.argv.end(), node.command->begin(), node.command->end());
   spawn_options.env = std::move(env);
@@ -162,9 +157,16 @@ pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, Ta
   spawn_options.parent_death_signal = SIGKILL;
   spawn_options.stdout_fd = output.stdout_write();
   spawn_options.stderr_fd = output.stderr_write();
-  pid_t pid = spawn(spawn_options);
+  pid_t pid = base::spawn(spawn_options);
   output.close_write_ends();
   return pid;
+}
+
+std::string advertise_host_from_environment(const std::string& given,
+                                            const std::string& rendezvous_endpoint) {
+  if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) return forced;
+  if (!given.empty() || rendezvous_endpoint.empty()) return given;
+  return base::local_address_toward(base::endpoint_host(rendezvous_endpoint)).value_or("");
 }
 
 }  // namespace slipway::exec

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 namespace slipway::exec {
 namespace {
@@ -54,7 +54,7 @@ TaskLog::TaskLog(std::string task_name, std::string path, std::string header, st
 void TaskLog::report(const std::string& what, int error) {
   if (reported_) return;
   reported_ = true;
-  terminal_stderr().write(name_ + ": slipway: " + what + ": " + std::strerror(error) +
+  base::terminal_stderr().write(name_ + ": slipway: " + what + ": " + std::strerror(error) +
                           "; its output reaches only the terminal until that works again (the "
                           "log will mark what it lost)\n");
 }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "executor.hpp"
-#include "private_dir.hpp"
+#include "slipway/pmix/private_dir.hpp"
 #include "slipway/pmix/server_host.hpp"
 
 namespace slipway::pmix {

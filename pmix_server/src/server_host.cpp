@@ -15,7 +15,7 @@
 #include "host_core.hpp"
 #include "info_array.hpp"
 #include "job_info.hpp"
-#include "private_dir.hpp"
+#include "slipway/pmix/private_dir.hpp"
 
 namespace slipway::pmix {
 namespace {

@@ -94,7 +94,7 @@ struct Launcher {
   }
 
   // Turns the loop until `id` has ended (at most 20 s); returns its status.
-  exec::ExitStatus run_until_ended(pid_t id) {
+  base::ExitStatus run_until_ended(pid_t id) {
     const auto give_up = std::chrono::steady_clock::now() + 20s;
     while (!ended.count(id)) {
       REQUIRE(std::chrono::steady_clock::now() < give_up);
@@ -111,7 +111,7 @@ struct Launcher {
       int status = 0;
       pid_t pid;
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        tasks->reaped(pid, exec::ExitStatus::from_wait_status(status));
+        tasks->reaped(pid, base::ExitStatus::from_wait_status(status));
       }
       for (const auto& [task, exit] : tasks->take_ended()) ended[task] = exit;
     }
@@ -124,7 +124,7 @@ struct Launcher {
   std::vector<std::string> keys;
   std::unique_ptr<rendezvous::Server> server;
   std::unique_ptr<launch::InlineTasks> tasks;
-  std::map<pid_t, exec::ExitStatus> ended;
+  std::map<pid_t, base::ExitStatus> ended;
 };
 
 }  // namespace

@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "slipway/core/topology.hpp"
-#include "slipway/exec/process.hpp"
-#include "slipway/exec/unique_fd.hpp"
-#include "slipway/pmix/mpi_task_hooks.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
+#include "slipway/exec/mpi_task_hooks.hpp"
 
 extern char** environ;
 
@@ -67,16 +67,16 @@ std::vector<Client> start_clients(ServerHost& host, const std::string& output_di
     Client c;
     c.rank = rank;
     c.output_path = output_dir + "/rank" + std::to_string(rank) + ".out";
-    exec::UniqueFd out(::open(c.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    base::UniqueFd out(::open(c.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     REQUIRE(out);
-    exec::SpawnOptions options;
+    base::SpawnOptions options;
     options.argv = argv;
     options.env = env;
     options.stdout_fd = out.get();
     options.stderr_fd = out.get();
     options.new_process_group = true;
     options.parent_death_signal = SIGKILL;
-    c.pid = exec::spawn(options);
+    c.pid = base::spawn(options);
     clients.push_back(std::move(c));
   }
   return clients;
@@ -89,7 +89,7 @@ void wait_all(std::vector<Client>& clients, int seconds) {
     for (auto& c : clients) {
       int status = 0;
       if (c.exit_code < 0 && waitpid(c.pid, &status, WNOHANG) == c.pid) {
-        c.exit_code = exec::ExitStatus::from_wait_status(status).shell_code();
+        c.exit_code = base::ExitStatus::from_wait_status(status).shell_code();
         --left;
       }
     }
@@ -145,7 +145,7 @@ std::vector<Client> Scenario::start(const std::vector<std::uint32_t>& ranks,
                                     const std::vector<std::string>& argv,
                                     const std::map<std::string, std::string>& extra_env) {
   // One server per process here: no other agent shares these directories.
-  auto env = open_mpi_environment("/tmp", "/dev/shm");
+  auto env = slipway::exec::open_mpi_environment("/tmp", "/dev/shm");
   for (const auto& [k, v] : extra_env) env[k] = v;
   auto link_for = [this](std::uint32_t rank) {
     const auto& p = world().procs()[rank];

@@ -9,9 +9,10 @@
 #include <string>
 
 #include "slipway/exec/horovod_rendezvous.hpp"
-#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/base/write_all.hpp"
 
 using namespace slipway::exec;
+namespace base = slipway::base;
 using State = HttpParse::State;
 
 namespace {
@@ -22,13 +23,13 @@ HttpRequest request(std::string method, std::string scope, std::string key, std:
 
 // Sends one raw request to 127.0.0.1:port and returns the whole response.
 std::string exchange(std::uint16_t port, const std::string& raw) {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  base::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(write_all(fd.get(), raw));
+  REQUIRE(base::write_all(fd.get(), raw));
   std::string response;
   char buffer[4096];
   ssize_t n;
@@ -124,7 +125,7 @@ TEST_CASE("horovod rendezvous: the scopes Horovod finalizes by follow the plan",
 }
 
 TEST_CASE("horovod rendezvous: the server answers HTTP on its socket", "[horovod]") {
-  UniqueFd listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  base::UniqueFd listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -8,9 +8,9 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "slipway/exec/held_port.hpp"
+#include "slipway/base/held_port.hpp"
 
-using namespace slipway::exec;
+using namespace slipway;
 
 namespace {
 bool can_bind_ipv4(std::uint16_t port) {
@@ -29,22 +29,22 @@ TEST_CASE("the default range lies below the ephemeral ports") {
   std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
   unsigned low = 0, high = 0;
   in >> low >> high;
-  auto range = default_port_range();
+  auto range = base::default_port_range();
   CHECK(range.low < range.high);
   if (low > 4096) CHECK(range.high < low);
 }
 
 TEST_CASE("a held port cannot be taken until released") {
-  auto held = HeldPort::acquire("grpc");
+  auto held = base::HeldPort::acquire("grpc");
   CHECK(held.name() == "grpc");
-  CHECK(held.port() >= default_port_range().low);
+  CHECK(held.port() >= base::default_port_range().low);
   CHECK_FALSE(can_bind_ipv4(held.port()));
   held.release();
   CHECK(can_bind_ipv4(held.port()));
 }
 
 TEST_CASE("two held ports differ") {
-  auto a = HeldPort::acquire("a");
-  auto b = HeldPort::acquire("b");
+  auto a = base::HeldPort::acquire("a");
+  auto b = base::HeldPort::acquire("b");
   CHECK(a.port() != b.port());
 }

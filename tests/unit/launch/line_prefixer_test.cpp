@@ -6,10 +6,10 @@
 #include <string>
 
 #include "slipway/exec/line_prefixer.hpp"
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 using slipway::exec::LinePrefixer;
-using slipway::exec::TerminalStream;
+using slipway::base::TerminalStream;
 
 namespace {
 // A pipe whose read end collects what was written.

@@ -9,9 +9,9 @@
 #include <system_error>
 #include <thread>
 
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 
-using namespace slipway::exec;
+using namespace slipway;
 using namespace std::chrono_literals;
 
 namespace {
@@ -19,20 +19,20 @@ std::vector<std::string> base_env() { return {"PATH=/usr/bin:/bin"}; }
 }  // namespace
 
 TEST_CASE("spawn runs a command with exactly the given environment") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.argv = {"sh", "-c", "test \"$ONLY\" = yes && test -z \"$HOME\""};
   o.env = base_env();
   o.env.push_back("ONLY=yes");
-  pid_t pid = spawn(o);
-  CHECK(wait_for(pid).success());
+  pid_t pid = base::spawn(o);
+  CHECK(base::wait_for(pid).success());
 }
 
 TEST_CASE("spawn reports a command that cannot be executed") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.argv = {"/nonexistent/slipway-test-binary"};
   o.env = base_env();
   try {
-    spawn(o);
+    base::spawn(o);
     FAIL("spawn should have thrown");
   } catch (const std::system_error& e) {
     CHECK(e.code().value() == ENOENT);
@@ -41,12 +41,12 @@ TEST_CASE("spawn reports a command that cannot be executed") {
 }
 
 TEST_CASE("spawn names the variable that makes exec fail with E2BIG") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.argv = {"/bin/true"};
   o.env = base_env();
   o.env.push_back("SLIPWAY_ADDR_SERVER_RPC=" + std::string(140000, '1'));
   try {
-    spawn(o);
+    base::spawn(o);
     FAIL("spawn of a 140 kB variable succeeded");
   } catch (const std::system_error& e) {
     CHECK(e.code().value() == E2BIG);
@@ -56,35 +56,35 @@ TEST_CASE("spawn names the variable that makes exec fail with E2BIG") {
 }
 
 TEST_CASE("spawn reports a missing working directory") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.argv = {"true"};
   o.env = base_env();
   o.workdir = "/nonexistent-dir-slipway";
-  CHECK_THROWS_AS(spawn(o), std::system_error);
+  CHECK_THROWS_AS(base::spawn(o), std::system_error);
 }
 
 TEST_CASE("exit statuses are described like a shell would") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.env = base_env();
   o.argv = {"sh", "-c", "exit 3"};
-  auto status = wait_for(spawn(o));
+  auto status = base::wait_for(base::spawn(o));
   CHECK(status.code == 3);
   CHECK(status.describe() == "exited with status 3");
   o.argv = {"sh", "-c", "kill -9 $$"};
-  status = wait_for(spawn(o));
+  status = base::wait_for(base::spawn(o));
   CHECK(status.signaled);
   CHECK(status.shell_code() == 137);
   CHECK_THAT(status.describe(), Catch::StartsWith("killed by signal 9"));
 }
 
 TEST_CASE("a new process group receives group signals") {
-  SpawnOptions o;
+  base::SpawnOptions o;
   o.env = base_env();
   o.argv = {"sleep", "30"};
-  pid_t pid = spawn(o);
+  pid_t pid = base::spawn(o);
   CHECK(getpgid(pid) == pid);
-  signal_group(pid, SIGTERM);
-  auto status = wait_for(pid);
+  base::signal_group(pid, SIGTERM);
+  auto status = base::wait_for(pid);
   CHECK(status.signaled);
   CHECK(status.code == SIGTERM);
 }
@@ -92,22 +92,22 @@ TEST_CASE("a new process group receives group signals") {
 TEST_CASE("descendants are found through /proc and terminated, orphans included") {
   // The shell starts a grandchild and exits at once: the grandchild is an
   // orphan that only a subreaper keeps in our tree.
-  become_subreaper();
-  SpawnOptions o;
+  base::become_subreaper();
+  base::SpawnOptions o;
   o.env = base_env();
   o.argv = {"sh", "-c", "sleep 60 & echo $! ; exit 0"};
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   o.stdout_fd = fds[1];
-  pid_t pid = spawn(o);
+  pid_t pid = base::spawn(o);
   close(fds[1]);
   char buf[32] = {};
   REQUIRE(read(fds[0], buf, sizeof buf - 1) > 0);
   close(fds[0]);
   pid_t grandchild = static_cast<pid_t>(std::stol(buf));
-  wait_for(pid);
-  auto found = descendants_of(getpid());
+  base::wait_for(pid);
+  auto found = base::descendants_of(getpid());
   CHECK(std::find(found.begin(), found.end(), grandchild) != found.end());
-  terminate_descendants(2000ms);
+  base::terminate_descendants(2000ms);
   CHECK(kill(grandchild, 0) != 0);
 }

@@ -35,10 +35,16 @@ for line in open(graph_path, encoding="utf-8"):
     edges.setdefault((top, dep_top), []).append(f"{target} -> {dep}")
 
 problems = []
+folders = set()
+for line in open(graph_path, encoding="utf-8"):
+    folder, _, dep_folder, _ = line.rstrip("\n").split("|")
+    folders |= {f.split("/")[0] for f in (folder, dep_folder)} - {"-", "."}
+for folder in sorted(folders - set(allowed)):
+    problems.append(f"folder {folder}/ is not in the layering block of {doc_path}: add it")
 for (top, dep_top), links in sorted(edges.items()):
     if top not in allowed:
-        problems.append(f"folder {top}/ is not in the layering block of {doc_path}: add it")
-    elif dep_top not in allowed[top] and "*" not in allowed[top]:
+        continue  # reported above
+    if dep_top not in allowed[top] and "*" not in allowed[top]:
         problems.append(f"{top}/ may not use {dep_top}/ ({doc_path}, Layering), but "
                         + ", ".join(sorted(set(links))))
 

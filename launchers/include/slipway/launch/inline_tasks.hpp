@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/rendezvous/server.hpp"
 
@@ -79,14 +79,14 @@ class InlineTasks {
   void signal(pid_t id, int sig);
 
   // A child was reaped: when it is one of our commands, finish its task.
-  void reaped(pid_t pid, const exec::ExitStatus& status);
+  void reaped(pid_t pid, const base::ExitStatus& status);
   void key_changed(const std::string& key);
   void watch(std::vector<pollfd>& fds);
   void watched(const pollfd* fds, std::size_t count);
   std::optional<Clock::time_point> deadline() const;
   // Tasks that ended since the last call: (id, status), in order. Also
   // sends the changes the rendezvous has not heard yet.
-  std::vector<std::pair<pid_t, exec::ExitStatus>> take_ended();
+  std::vector<std::pair<pid_t, base::ExitStatus>> take_ended();
 
  private:
   struct Task;
@@ -97,7 +97,7 @@ class InlineTasks {
   std::unique_ptr<Task> make_task(std::uint32_t index, std::uint32_t attempt);
   void flush();
   void launch(Task& t);
-  void finish(Task& t, exec::ExitStatus status);
+  void finish(Task& t, base::ExitStatus status);
   void fire_timeouts(Clock::time_point now);
 
   const core::Plan& plan_;
@@ -109,7 +109,7 @@ class InlineTasks {
   std::map<pid_t, std::unique_ptr<Task>> tasks_;  // by id
   std::map<std::uint32_t, Prepared> prepared_;     // by task index
   std::map<pid_t, pid_t> by_command_;             // command pid -> id
-  std::vector<std::pair<pid_t, exec::ExitStatus>> ended_;
+  std::vector<std::pair<pid_t, base::ExitStatus>> ended_;
   std::vector<pid_t> polled_;  // the task of each descriptor watch() added
   std::vector<rendezvous::Server::LocalChange> changes_;  // not sent yet
 };

@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
-#include "slipway/exec/terminal_stream.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/terminal_stream.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::launch {
 
@@ -53,9 +53,9 @@ class SrunMessages {
 
 class SrunStderr {
  public:
-  explicit SrunStderr(exec::TerminalStream& forward);
+  explicit SrunStderr(base::TerminalStream& forward);
 
-  exec::UniqueFd open();
+  base::UniqueFd open();
   void adopt(pid_t pid);
   void watch(std::vector<pollfd>& fds) const;
   void watched(const pollfd* fds, std::size_t count);
@@ -63,15 +63,15 @@ class SrunStderr {
 
  private:
   struct Pipe {
-    exec::UniqueFd read_end;
+    base::UniqueFd read_end;
     SrunMessages messages;
   };
   // Reads what `pipe` holds now, up to `budget` bytes; closes it at end of
   // file.
   void drain(Pipe& pipe, std::size_t budget);
 
-  exec::TerminalStream& forward_;
-  exec::UniqueFd pending_;  // read end of the pipe last opened, not yet adopted
+  base::TerminalStream& forward_;
+  base::UniqueFd pending_;  // read end of the pipe last opened, not yet adopted
   std::map<pid_t, Pipe> pipes_;
 };
 

@@ -33,7 +33,7 @@ struct SupervisedTaskSpec {
   int max_retries = 0;
 };
 
-// How a task's process ended (mirrors exec::ExitStatus without the
+// How a task's process ended (mirrors base::ExitStatus without the
 // dependency). never_started, when set, says how the process ended before
 // the task joined the program (its command never ran): a failure whatever
 // the status, described by that text.

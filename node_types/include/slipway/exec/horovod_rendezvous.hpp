@@ -25,7 +25,7 @@
 #include <thread>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::exec {
 
@@ -73,15 +73,15 @@ class HorovodKvStore {
 // until destroyed.
 class HorovodRendezvousServer {
  public:
-  HorovodRendezvousServer(UniqueFd bound_socket, HorovodKvStore store);
+  HorovodRendezvousServer(base::UniqueFd bound_socket, HorovodKvStore store);
   ~HorovodRendezvousServer();
   HorovodRendezvousServer(const HorovodRendezvousServer&) = delete;
   HorovodRendezvousServer& operator=(const HorovodRendezvousServer&) = delete;
 
  private:
   void serve();
-  UniqueFd listener_;
-  UniqueFd stop_;
+  base::UniqueFd listener_;
+  base::UniqueFd stop_;
   HorovodKvStore store_;
   std::thread thread_;
 };

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 namespace slipway::exec {
 
@@ -22,7 +22,7 @@ class LinePrefixer {
  public:
   static constexpr std::size_t kMaxLine = 64 * 1024;
 
-  LinePrefixer(std::string prefix, TerminalStream& terminal)
+  LinePrefixer(std::string prefix, base::TerminalStream& terminal)
       : prefix_(std::move(prefix)), terminal_(terminal) {}
 
   void feed(std::string_view bytes);
@@ -34,12 +34,8 @@ class LinePrefixer {
   void emit(std::string_view line_with_newline, std::string& terminal_out);
 
   std::string prefix_;
-  TerminalStream& terminal_;
+  base::TerminalStream& terminal_;
   std::string partial_;
 };
-
-// Writes all of `data` to `fd`, retrying on EINTR and short writes; returns
-// false on any other error.
-bool write_all(int fd, std::string_view data);
 
 }  // namespace slipway::exec

@@ -41,7 +41,7 @@
 #include "slipway/core/plan.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/task_log.hpp"
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::exec {
 
@@ -75,14 +75,18 @@ class TaskOutput {
 
  private:
   std::unique_ptr<TaskLog> log_;
-  UniqueFd out_, err_, out_write_, err_write_;
+  base::UniqueFd out_, err_, out_write_, err_write_;
   std::unique_ptr<LinePrefixer> out_lines_, err_lines_;
 };
 
 pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, TaskOutput& output);
 
-// This host's name (gethostname), "localhost" when it has none.
-std::string this_host_name();
+// The address this host's tasks advertise: SLIPWAY_ADVERTISE_HOST when set,
+// else `given` when not empty, else this host's address on the route to
+// the rendezvous at `rendezvous_endpoint` (one every peer of the program can
+// reach); empty when none of them gives one.
+std::string advertise_host_from_environment(const std::string& given,
+                                            const std::string& rendezvous_endpoint);
 
 // The host a task's ports are published under: the plan's address for its
 // host, else `advertise_host`, else `host_name`.

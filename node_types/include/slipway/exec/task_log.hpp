@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::exec {
 
@@ -59,7 +59,7 @@ class TaskLog {
   std::string lost_reason_;
   bool tried_ = false;
   bool reported_ = false;
-  UniqueFd fd_;
+  base::UniqueFd fd_;
 };
 
 }  // namespace slipway::exec

@@ -1,6 +1,6 @@
 // The agent hook for framework = "mpi" tasks (mpi_task_hooks.hpp).
 #include "slipway/core/contract.hpp"
-#include "slipway/pmix/mpi_task_hooks.hpp"
+#include "slipway/exec/mpi_task_hooks.hpp"
 
 #include <unistd.h>
 
@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "private_dir.hpp"
+#include "slipway/pmix/private_dir.hpp"
 
 #include "slipway/exec/rendezvous_wiring.hpp"
 #include "slipway/pmix/rendezvous_backend.hpp"
 #include "slipway/rendezvous/token.hpp"
 
-namespace slipway::pmix {
+namespace slipway::exec {
 namespace {
 
 const core::Task* task_named(const core::Plan& plan, const std::string& name) {
@@ -27,13 +27,13 @@ const core::Task* task_named(const core::Plan& plan, const std::string& name) {
 }
 
 // Shared memory lives best in /dev/shm (tmpfs); elsewhere, the temp dir.
-std::string shm_base() { return exec::scratch_shm_base(); }
+std::string shm_base() { return base::scratch_shm_base(); }
 
 }  // namespace
 
 struct MpiTaskHooks::Scratch {
-  detail::PrivateDir session{detail::temp_base(), "slipway-ompi", "Open MPI's session directory"};
-  detail::PrivateDir shm{shm_base(), "slipway-ompi-shm", "Open MPI's shared-memory directory"};
+  pmix::detail::PrivateDir session{pmix::detail::temp_base(), "slipway-ompi", "Open MPI's session directory"};
+  pmix::detail::PrivateDir shm{shm_base(), "slipway-ompi-shm", "Open MPI's shared-memory directory"};
 };
 
 core::EnvMap open_mpi_environment(const std::string& session_dir, const std::string& shm_dir) {
@@ -54,7 +54,7 @@ void MpiTaskHooks::before_start(const core::Plan& plan, const core::Task& task, 
                                 core::EnvMap& env) {
   if (*plan.node(task).framework != core::Framework::mpi) return;
   if (!host_) {
-    auto world = MpiWorld::from_plan(plan, options_.instance);
+    auto world = pmix::MpiWorld::from_plan(plan, options_.instance);
     if (!world) throw std::runtime_error("the plan has no MPI world");
     std::vector<std::uint32_t> local;
     for (const auto& name : options_.agent_tasks) {
@@ -63,11 +63,11 @@ void MpiTaskHooks::before_start(const core::Plan& plan, const core::Task& task, 
       if (auto rank = world->rank_of(t->node, t->replica)) local.push_back(*rank);
     }
     scratch_ = std::make_unique<Scratch>();
-    host_ = std::make_unique<ServerHost>(std::move(*world), std::move(local), options_.server);
+    host_ = std::make_unique<pmix::ServerHost>(std::move(*world), std::move(local), options_.server);
   }
   auto rank = host_->world().rank_of(task.node, task.replica);
   if (!rank) throw std::runtime_error("the task is not in the program's MPI world");
-  std::shared_ptr<Backend> link = options_.link ? options_.link(wiring, task) : nullptr;
+  std::shared_ptr<pmix::Backend> link = options_.link ? options_.link(wiring, task) : nullptr;
   if (!link) {
     throw std::runtime_error("framework = \"mpi\" needs the rendezvous (the task's wiring has no "
                              "rendezvous client)");
@@ -87,7 +87,7 @@ std::unique_ptr<exec::TaskHooks> make_mpi_task_hooks(const std::vector<std::stri
   MpiTaskHooksOptions options;
   options.agent_tasks = agent_tasks;
   const char* endpoint = std::getenv(core::env::kRendezvous);
-  options.instance = short_hash(endpoint ? endpoint : "").substr(0, 8);
+  options.instance = pmix::short_hash(endpoint ? endpoint : "").substr(0, 8);
   // Lines name the agent's tasks, like the agent's own messages.
   std::string prefix;
   for (const auto& t : agent_tasks) prefix += (prefix.empty() ? "" : "+") + t;
@@ -97,11 +97,11 @@ std::unique_ptr<exec::TaskHooks> make_mpi_task_hooks(const std::vector<std::stri
   };
   const char* verbose = std::getenv(core::env::kPmixVerbose);
   options.server.verbose = verbose && *verbose && std::string(verbose) != "0";
-  options.link = [](exec::Wiring& wiring, const core::Task&) -> std::shared_ptr<Backend> {
+  options.link = [](exec::Wiring& wiring, const core::Task&) -> std::shared_ptr<pmix::Backend> {
     auto* rendezvous = dynamic_cast<exec::RendezvousWiring*>(&wiring);
-    return rendezvous ? rendezvous_backend(rendezvous->client()) : nullptr;
+    return rendezvous ? pmix::rendezvous_backend(rendezvous->client()) : nullptr;
   };
   return std::make_unique<MpiTaskHooks>(std::move(options));
 }
 
-}  // namespace slipway::pmix
+}  // namespace slipway::exec

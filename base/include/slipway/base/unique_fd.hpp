@@ -8,7 +8,7 @@
 
 #include <utility>
 
-namespace slipway::exec {
+namespace slipway::base {
 
 class UniqueFd {
  public:
@@ -37,4 +37,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

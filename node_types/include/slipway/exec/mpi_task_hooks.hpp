@@ -22,7 +22,7 @@
 #include "slipway/pmix/backend.hpp"
 #include "slipway/pmix/server_host.hpp"
 
-namespace slipway::pmix {
+namespace slipway::exec {
 
 struct MpiTaskHooksOptions {
   std::vector<std::string> agent_tasks;  // "node.replica" of every task the agent runs
@@ -30,8 +30,8 @@ struct MpiTaskHooksOptions {
   // of the rendezvous endpoint); the same for every agent of one run.
   std::string instance;
   // The control-plane link of a task, from its Wiring.
-  std::function<std::shared_ptr<Backend>(exec::Wiring&, const core::Task&)> link;
-  ServerHostOptions server;
+  std::function<std::shared_ptr<pmix::Backend>(exec::Wiring&, const core::Task&)> link;
+  pmix::ServerHostOptions server;
 };
 
 class MpiTaskHooks final : public exec::TaskHooks {
@@ -47,7 +47,7 @@ class MpiTaskHooks final : public exec::TaskHooks {
   MpiTaskHooksOptions options_;
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;  // Open MPI's private directories
-  std::unique_ptr<ServerHost> host_;
+  std::unique_ptr<pmix::ServerHost> host_;
 };
 
 // What slipway-exec registers: links from RendezvousWiring's client, the
@@ -62,4 +62,4 @@ std::unique_ptr<exec::TaskHooks> make_mpi_task_hooks(const std::vector<std::stri
 // to the agent (else their shared-memory segments collide by name).
 core::EnvMap open_mpi_environment(const std::string& session_dir, const std::string& shm_dir);
 
-}  // namespace slipway::pmix
+}  // namespace slipway::exec

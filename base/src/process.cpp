@@ -1,6 +1,6 @@
 // Child process control for the launch layer: spawn (clone with a shared
 // address space, as posix_spawn) with exec-failure reporting, reaping, process groups, subreaper and descendant teardown.
-#include "slipway/exec/process.hpp"
+#include "slipway/base/process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,9 +24,9 @@
 #include <system_error>
 #include <thread>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 void close_descriptors_from(int first, int keep) {
   // close_range(2) where the kernel has it (one call), else a loop up to the
@@ -361,4 +361,4 @@ void terminate_descendants(std::chrono::milliseconds grace) {
   reap_all();
 }
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

@@ -19,9 +19,9 @@
 
 #include <string>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 // $TMPDIR, or /tmp.
 std::string scratch_temp_base();
@@ -44,4 +44,4 @@ class ScratchDir {
 
 void remove_stale_scratch_dirs();
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

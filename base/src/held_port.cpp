@@ -1,5 +1,5 @@
 // HeldPort: binds a task's named port below the ephemeral range and holds it.
-#include "slipway/exec/held_port.hpp"
+#include "slipway/base/held_port.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,7 +11,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace slipway::exec {
+namespace slipway::base {
 namespace {
 
 // Binds a fresh socket to `port` on every local address; -1 on failure.
@@ -64,4 +64,4 @@ HeldPort HeldPort::acquire(const std::string& name, PortRange range) {
                            " after " + std::to_string(kTries) + " tries");
 }
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

@@ -30,9 +30,9 @@
 #include <string>
 #include <string_view>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 class TerminalStream {
  public:
@@ -78,4 +78,4 @@ TerminalStream& terminal_stderr();
 void flush_terminal_streams(std::chrono::steady_clock::time_point deadline, int stop_fd = -1,
                             const std::function<bool()>& stop = {});
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace slipway::exec {
+namespace slipway::base {
 
 struct SpawnOptions {
   std::vector<std::string> argv;
@@ -102,4 +102,4 @@ std::vector<pid_t> descendants_of(pid_t root);
 // this process (a subreaper) has no child left: no /proc scan then.
 void terminate_descendants(std::chrono::milliseconds grace);
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

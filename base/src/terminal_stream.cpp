@@ -1,6 +1,6 @@
 // TerminalStream: stdout/stderr written without ever blocking the event
 // loop (see terminal_stream.hpp).
-#include "slipway/exec/terminal_stream.hpp"
+#include "slipway/base/terminal_stream.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/base/write_all.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 void TerminalStream::never_block(std::size_t bound) {
   bound_ = bound;
@@ -173,4 +173,4 @@ void flush_terminal_streams(std::chrono::steady_clock::time_point deadline, int 
   }
 }
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

@@ -1,6 +1,5 @@
 // Local source address toward a peer, by connecting a UDP socket.
-#include "slipway/core/contract.hpp"
-#include "slipway/exec/local_address.hpp"
+#include "slipway/base/local_address.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -9,9 +8,9 @@
 
 #include <cstdlib>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 std::optional<std::string> local_address_toward(const std::string& peer) {
   addrinfo hints{};
@@ -62,11 +61,10 @@ std::string endpoint_host(const std::string& endpoint) {
   return colon == std::string::npos ? "" : endpoint.substr(0, colon);
 }
 
-std::string advertise_host_from_environment(const std::string& given,
-                                            const std::string& rendezvous_endpoint) {
-  if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) return forced;
-  if (!given.empty() || rendezvous_endpoint.empty()) return given;
-  return local_address_toward(endpoint_host(rendezvous_endpoint)).value_or("");
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

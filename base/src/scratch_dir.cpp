@@ -1,6 +1,6 @@
 // Scratch directories of task agents, locked by their owner and swept when
 // the owner is gone (see scratch_dir.hpp).
-#include "slipway/exec/scratch_dir.hpp"
+#include "slipway/base/scratch_dir.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace slipway::exec {
+namespace slipway::base {
 namespace {
 
 constexpr const char* kOwnerFile = ".slipway-owner";
@@ -88,4 +88,4 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-}  // namespace slipway::exec
+}  // namespace slipway::base

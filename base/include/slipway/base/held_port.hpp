@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <string>
 
-#include "slipway/exec/unique_fd.hpp"
+#include "slipway/base/unique_fd.hpp"
 
-namespace slipway::exec {
+namespace slipway::base {
 
 struct PortRange {
   std::uint16_t low = 20000;
@@ -49,4 +49,4 @@ class HeldPort {
   UniqueFd fd_;
 };
 
-}  // namespace slipway::exec
+}  // namespace slipway::base
