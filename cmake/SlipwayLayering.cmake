@@ -1,5 +1,5 @@
 # Writes the link graph of every target the build defines, for the layering
-# check (tests/unit/layering/): one line per link,
+# check (tests/unit/repository/): one line per link,
 #   FOLDER|TARGET|DEP_FOLDER|DEP_TARGET
 # with folders relative to the source tree (DEP_FOLDER "-" for a library
 # from outside the project: Debian's packages). Aliases are resolved;

@@ -39,7 +39,7 @@ if ((rc == 124 || rc == 137)); then
   # Leave nothing queued or running behind a timed-out test.
   timeout 10 scancel --user=root >/dev/null 2>&1 || true
 fi
-# A test may change the plugin stack (tests/system/launch/lib.sh
+# A test may change the plugin stack (tests/system/launchers/lib.sh
 # plugin_only_on): the next test gets the cluster's own back, even when
 # this one was killed.
 plugstack=$dir/etc/plugstack.conf

@@ -2,7 +2,7 @@
 # Helpers of the CLI scenarios, over the `slipway run` scenarios' own (a
 # private run root and work directory, a marker in every task's command
 # line, cleanup of what a scenario started, run_slipway, expect_status).
-source "$(dirname "${BASH_SOURCE[0]}")/../launch/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../launchers/lib.sh"
 
 # program FILE NAME NODE COMMAND [LINE...]: writes a one-node topology whose
 # node runs `sh -c COMMAND` (with the marker), plus LINEs in the node table.

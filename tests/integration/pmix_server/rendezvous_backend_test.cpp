@@ -1,5 +1,5 @@
 // The rendezvous backend against the Backend contract
-// (tests/unit/pmix/backend_contract.hpp), over a real rendezvous server and
+// (tests/unit/pmix_server/backend_contract.hpp), over a real rendezvous server and
 // member clients on loopback.
 #include <catch2/catch.hpp>
 #include <map>

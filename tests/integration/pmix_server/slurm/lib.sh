@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # Helpers of the PMIx scenarios on the Slurm test cluster: the launch system
-# tests' helpers (tests/system/launch/lib.sh: fail, run_logged, ...) plus
+# tests' helpers (tests/system/launchers/lib.sh: fail, run_logged, ...) plus
 # topologies that name the test programs. Run through
 # tests/cluster/run-system-test.sh; needs SLIPWAY, SLIPWAY_SOURCE_DIR,
 # MPI_ALLREDUCE and PMIX_PROBE in the environment.
-source "$SLIPWAY_SOURCE_DIR/tests/system/launch/lib.sh"
+source "$SLIPWAY_SOURCE_DIR/tests/system/launchers/lib.sh"
 : "${MPI_ALLREDUCE:?}"
 : "${PMIX_PROBE:?}"
 PMIX_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Helpers of the PMIx scenarios under `slipway run`: the launch scenarios'
-# helpers (../launch/lib.sh) plus topologies that name the test programs.
+# helpers (../launchers/lib.sh) plus topologies that name the test programs.
 # Needs SLIPWAY, PMIX_PROBE and MPI_ALLREDUCE in the environment.
-source "$(dirname "${BASH_SOURCE[0]}")/../launch/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../launchers/lib.sh"
 : "${PMIX_PROBE:?PMIX_PROBE must point at slipway-pmix-probe}"
 : "${MPI_ALLREDUCE:?MPI_ALLREDUCE must point at slipway-mpi-allreduce}"
 TOPOLOGIES="$(dirname "${BASH_SOURCE[0]}")/topologies"
