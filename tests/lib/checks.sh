@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# Checks shared by the bash tests (integration and system): failing with a
-# message, expected lines in a file, bounded waits, logged runs. Source it.
+# The one helper library of the bash tests (integration and system):
+# failing with a message, expected lines in a file, assertions on values,
+# bounded waits, logged runs. Source it; each failure prints what was
+# expected and what came, then exits 1.
 
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
@@ -33,4 +35,25 @@ run_logged() {
   set -e
   echo "--- $* (exit $status)"
   sed 's/^/    /' "$out"
+}
+
+# assert_eq EXPECTED ACTUAL WHAT
+assert_eq() {
+  [[ $1 == "$2" ]] && return 0
+  printf 'FAIL: %s\n--- expected ---\n%s\n--- got ---\n%s\n' "$3" "$1" "$2" >&2
+  exit 1
+}
+
+# assert_contains HAYSTACK NEEDLE WHAT
+assert_contains() {
+  [[ $1 == *"$2"* ]] && return 0
+  printf 'FAIL: %s: %q not found in\n%s\n' "$3" "$2" "$1" >&2
+  exit 1
+}
+
+# assert_not_contains HAYSTACK NEEDLE WHAT
+assert_not_contains() {
+  [[ $1 != *"$2"* ]] && return 0
+  printf 'FAIL: %s: %q unexpectedly found in\n%s\n' "$3" "$2" "$1" >&2
+  exit 1
 }

@@ -6,12 +6,14 @@
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
+# shellcheck disable=SC2034  # read by the scripts that source this file
 script=$(basename "$0" .sh)
 # Loopback only (see transports.hpp): the test cluster's veth pairs come and
 # go while these run.
 export UCX_NET_DEVICES=${UCX_NET_DEVICES:-lo}
 
-fail() { echo "$script: $*" >&2; exit 1; }
+# shellcheck source=../../lib/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/checks.sh"  # fail
 
 run_example() {
   local status=0

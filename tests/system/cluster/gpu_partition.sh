@@ -2,7 +2,7 @@
 # The `gpu` partition: hosts with two (fake) GPUs each, bound by Slurm like
 # real ones; the `cpu` partition is the default and has none.
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 
 out=$(srun -p gpu -N2 --gpus-per-node=2 sh -c 'echo "$(hostname) $CUDA_VISIBLE_DEVICES"' | sort)
 assert_eq $'fn4 0,1\nfn5 0,1' "$out" "GPUs bound on the gpu partition"

@@ -3,7 +3,7 @@
 # `salloc -N3` runs one task of A and two of B, on three distinct hosts, with
 # global task ranks 0..2 across both components.
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 
 out=$(salloc -N3 --quiet \
   srun -n1 sh -c 'echo "$SLURM_PROCID a $(hostname)"' : \

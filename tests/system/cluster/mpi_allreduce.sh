@@ -3,7 +3,7 @@
 # `srun --mpi=pmix` (Slurm's own PMIx server) sums 1..6 on every rank.
 #   mpi_allreduce.sh PATH_OF_slipway_mpi_allreduce
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 prog=$1
 
 out=$(srun --mpi=pmix -N3 -n6 --ntasks-per-node=2 "$prog" | sort)

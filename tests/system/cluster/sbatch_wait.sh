@@ -3,7 +3,7 @@
 # host, its srun reaches all three, and its output lands on the shared file
 # system.
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 
 cat >job.sh <<'JOB'
 #!/bin/sh

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers of the `slipway sbatch` system tests (sourced).
-source "$(dirname "${BASH_SOURCE[0]}")/../../cluster/lib/assert.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/checks.sh"
 
 # job_id_of OUTPUT: the id in sbatch's "Submitted batch job N".
 job_id_of() {

@@ -6,7 +6,7 @@
 #   program_end_to_end.sh srun|sbatch|salloc
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../../cluster/lib/assert.sh"
+source "$here/../../lib/checks.sh"
 tool=$1
 unset SLIPWAY_BIN
 export SLIPWAY_RUN_ROOT=$PWD/runs

@@ -3,7 +3,7 @@
 # allocation is made, and slipway runs inside it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../../cluster/lib/assert.sh"
+source "$here/../../lib/checks.sh"
 export SLIPWAY_BIN=$here/record-argv.sh
 
 out=$(salloc -N2 --quiet --program=topo.toml)

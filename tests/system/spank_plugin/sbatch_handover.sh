@@ -5,7 +5,7 @@
 # refused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../../cluster/lib/assert.sh"
+source "$here/../../lib/checks.sh"
 export SLIPWAY_BIN=$here/record-argv.sh
 
 mkfifo never-eof

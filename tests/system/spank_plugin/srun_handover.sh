@@ -4,7 +4,7 @@
 # order, signals unblocked, the guard set, the working directory kept.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../../cluster/lib/assert.sh"
+source "$here/../../lib/checks.sh"
 
 out=$(SLIPWAY_BIN="$here/record-argv.sh" srun -N 3 --mpi=pmix --program=topo.toml -l --comment "a b")
 echo "$out"

@@ -2,7 +2,7 @@
 # The plugin is loaded by the cluster: `srun --help`, `sbatch --help` and
 # `salloc --help` list --program=FILE under the plugins' options.
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 
 for tool in srun sbatch salloc; do
   out=$("$tool" --help 2>&1)

@@ -4,7 +4,7 @@
 # components, a missing slipway executable, --program from the environment.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/../../cluster/lib/assert.sh"
+source "$here/../../lib/checks.sh"
 export SLIPWAY_BIN=$here/record-argv.sh
 
 expect_refusal() {  # expect_refusal TEXT CMD...

@@ -4,7 +4,7 @@
 # global task id for every task; other steps are left alone; a bad base
 # fails the step with a "slipway: " error.
 set -euo pipefail
-source "$(dirname "$0")/../../cluster/lib/assert.sh"
+source "$(dirname "$0")/../../lib/checks.sh"
 
 out=$(SLIPWAY_PROGRAM=demo SLIPWAY_REPLICA_BASE=5 srun -N3 -n3 \
   sh -c 'echo "$(hostname) $SLIPWAY_REPLICA"' | sort)
