@@ -3,6 +3,7 @@
 // per unit by the shared launcher loop; resubmission away from lost hosts
 // (see slurm_controller.hpp).
 #include "slipway/core/contract.hpp"
+#include "slipway/core/placement.hpp"
 #include "slipway/launch/slurm_controller.hpp"
 
 #include <signal.h>
@@ -171,40 +172,29 @@ class SlurmRun : public LauncherLoop {
     return -1;
   }
 
-  // A host for a resubmitted unit: its previous host unless it was lost,
-  // else the first other host with room; lost hosts are never chosen.
-  // Slurm holds a step's CPUs until all of its tasks have ended, so a host
+  // A host for a resubmitted unit, by the planner's rule
+  // (core::host_for_relaunch). Slurm holds a step's CPUs until all of its tasks have ended, so a host
   // has room now when the steps still running leave room; failing that, a
   // host where the units still running leave room will have it once the
   // steps of ended units finish (srun waits for it).
   std::string choose_host(std::size_t unit, const StepRequest& step) {
-    std::map<std::string, std::uint32_t> held_cpus, held_gpus, used_cpus, used_gpus;
-    for (const auto& [pid, held] : live_steps_) {
-      held_cpus[held.host] += held.cpus;
-      held_gpus[held.host] += held.gpus;
+    std::map<std::string, core::HostDemand> held, used;
+    for (const auto& [pid, step_held] : live_steps_) {
+      held[step_held.host].cpus += step_held.cpus;
+      held[step_held.host].gpus += step_held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
       if (u == unit || unit_pid(u) <= 0) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
-      used_cpus[unit_host_[u]] += other.cpus;
-      used_gpus[unit_host_[u]] += other.gpus;
+      used[unit_host_[u]].cpus += other.cpus;
+      used[unit_host_[u]].gpus += other.gpus;
     }
-    using Taken = std::map<std::string, std::uint32_t>;
-    auto pick = [&](Taken& cpus, Taken& gpus) -> std::optional<std::string> {
-      auto fits = [&](const core::Host& host) {
-        return !lost_hosts_.count(host.name) && cpus[host.name] + step.cpus <= host.cpus &&
-               gpus[host.name] + step.gpus <= host.gpus;
-      };
-      for (const auto& host : plan().hosts) {
-        if (host.name == unit_host_[unit] && fits(host)) return host.name;
+    const core::HostDemand need{step.cpus, step.gpus};
+    for (const auto* taken : {&held, &used}) {
+      if (auto host = core::host_for_relaunch(plan(), unit_host_[unit], need, *taken, lost_hosts_)) {
+        return *host;
       }
-      for (const auto& host : plan().hosts) {
-        if (fits(host)) return host.name;
-      }
-      return std::nullopt;
-    };
-    if (auto host = pick(held_cpus, held_gpus)) return *host;
-    if (auto host = pick(used_cpus, used_gpus)) return *host;
+    }
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
     throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
