@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "program_loading.hpp"
 #include "option_checks.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/quantities.hpp"
@@ -70,19 +71,16 @@ void print_table(const core::Plan& plan) {
 int run_plan(const PlanOptions& o) {
   const auto local = allocation_options(o.allocation, "plan");
   if (!local) return 2;
-  const core::TopologyResult topology = core::load_topology(o.path);
-  if (!topology.ok()) {
-    for (const auto& d : topology.diagnostics) std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
-    return 2;
-  }
+  const auto program = load_program(o.path);
+  if (!program) return 2;
   // What `slipway run` would plan with: oversubscribed when it asks for more
   // CPUs than there are, unless --cpus-per-host says otherwise.
-  const core::LocalRunAllocation machine = core::local_run_allocation(*topology.program, *local);
+  const core::LocalRunAllocation machine = core::local_run_allocation(*program, *local);
   if (!machine.note.empty()) std::fprintf(stderr, "slipway: %s\n", machine.note.c_str());
-  const core::PlanResult result = core::make_plan(*topology.program, machine.allocation);
+  const core::PlanResult result = core::make_plan(*program, machine.allocation);
   if (!result.ok()) {
     for (const auto& e : result.errors) {
-      std::fprintf(stderr, "%s: %s\n", topology.program->source_file.c_str(), e.message.c_str());
+      std::fprintf(stderr, "%s: %s\n", program->source_file.c_str(), e.message.c_str());
     }
     return 2;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "program_loading.hpp"
 #include "option_checks.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/core/topology.hpp"
@@ -49,20 +50,15 @@ std::string quoted_args(const std::vector<std::string>& args) {
 }
 
 int run_sbatch(const SbatchOptions& o) {
-  const core::TopologyResult topology = core::load_topology(o.path);
-  if (!topology.ok()) {
-    for (const auto& d : topology.diagnostics) {
-      std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
-    }
-    return 2;
-  }
+  const auto program = load_program(o.path);
+  if (!program) return 2;
   jobscripts::BatchOptions options;
   options.slipway_command = slipway_command();
   options.topology_path = std::filesystem::absolute(o.path).lexically_normal().string();
   options.requeue = o.requeue;
   options.max_requeues = o.max_requeues;
   options.grace_seconds = o.grace_seconds;
-  const jobscripts::BatchScript script = jobscripts::render_batch_script(*topology.program, options);
+  const jobscripts::BatchScript script = jobscripts::render_batch_script(*program, options);
   if (!script.text) {
     std::fprintf(stderr, "%s: %s\n", o.path.c_str(), script.error.c_str());
     return 2;

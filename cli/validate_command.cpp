@@ -4,18 +4,16 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "program_loading.hpp"
 #include "slipway/core/topology.hpp"
 
 namespace slipway::cli {
 namespace {
 
 int run_validate(const std::string& path) {
-  const core::TopologyResult result = core::load_topology(path);
-  if (!result.ok()) {
-    for (const auto& d : result.diagnostics) std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
-    return 2;
-  }
-  const core::Program& program = *result.program;
+  const auto loaded = load_program(path);
+  if (!loaded) return 2;
+  const core::Program& program = *loaded;
   std::uint64_t min_tasks = 0, max_tasks = 0;
   for (const auto& node : program.nodes) {
     min_tasks += node.replicas->min;

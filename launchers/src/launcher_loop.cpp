@@ -73,14 +73,6 @@ void say(const std::string& message) {
   base::terminal_stderr().write("slipway: " + message + "\n");
 }
 
-std::optional<core::Program> load_or_report(const std::string& path) {
-  auto topology = core::load_topology(path);
-  for (const auto& d : topology.diagnostics) {
-    base::terminal_stderr().write(core::format_diagnostic(d) + "\n");
-  }
-  return std::move(topology.program);
-}
-
 LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace)
     : plan_(std::move(plan)), run_dir_(std::move(run_dir)), units_(launch_units(plan_)), grace_(grace) {}
 
@@ -297,7 +289,6 @@ std::string LauncherLoop::never_joined(pid_t, const base::ExitStatus& exit) {
 
 void LauncherLoop::end_process(pid_t pid, const base::ExitStatus& exit) {
   for (std::size_t unit : tracker_->process_exited(pid)) {
-    unit_ended(unit, exit);
     TaskExit task_exit{exit.signaled, exit.code, {}};
     if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(pid, exit);
     unit_done(unit, task_exit, false);

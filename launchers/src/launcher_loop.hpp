@@ -49,10 +49,6 @@ namespace slipway::launch {
 // Writes "slipway: MESSAGE" on stderr.
 void say(const std::string& message);
 
-// Loads and validates a topology; on problems writes each as
-// FILE:LINE:COL: message on stderr and returns nothing.
-std::optional<core::Program> load_or_report(const std::string& path);
-
 class LauncherLoop {
  public:
   LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace);
@@ -75,9 +71,6 @@ class LauncherLoop {
   // process (attempt 0); like start_unit otherwise.
   virtual pid_t start_units(const std::vector<std::size_t>& units,
                             const std::vector<std::string>& env);
-  // A unit's process ended while the unit was still attached to it
-  // (before the supervisor hears of it).
-  virtual void unit_ended(std::size_t /*unit*/, const base::ExitStatus& /*status*/) {}
   // A running unit's agent vanished from the rendezvous without leaving
   // (`pid`: the process carrying the unit). Returns whether the unit has
   // failed now; otherwise it ends with its process. Default: false (a local

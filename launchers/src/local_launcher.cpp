@@ -148,8 +148,7 @@ int run_local(const LocalRunOptions& options) {
 
 int run_local_unguarded(const LocalRunOptions& given) {
   LocalRunOptions options = given;
-  auto program = load_or_report(options.topology_path);
-  if (!program) return 2;
+  const core::Program* program = &options.program;
   if (auto limit = exec::log_limit_from_environment()) {
     options.log_limit = *limit;
   } else {

@@ -252,8 +252,7 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
 }  // namespace
 
 int run_slurm(const SlurmLaunchOptions& options) {
-  auto program = load_or_report(options.topology_path);
-  if (!program) return 2;
+  const core::Program* program = &options.program;
   std::optional<SlurmJob> job;
   try {
     job = read_slurm_job(process_environment());

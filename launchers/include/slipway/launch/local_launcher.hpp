@@ -1,8 +1,9 @@
 // The embedded local launcher behind `slipway run`: runs a whole program on
 // this machine, with no Slurm.
 //
-// Contract: validates and plans the topology (problems go to stderr as
-// FILE:LINE:COL lines; returns 2, nothing started), creates a run directory
+// Contract: plans the program (loaded and validated by cli/; a program that
+// does not fit this machine is reported and returns 2, nothing started),
+// creates a run directory
 // (printed on stderr), runs the rendezvous in-process, starts every task
 // (a plain task in the launcher's own event loop with the agent's code,
 // inline_tasks.hpp; a colocated group replica, an mpi or a horovod task
@@ -23,11 +24,12 @@
 #include <string>
 
 #include "slipway/core/plan.hpp"
+#include "slipway/core/topology.hpp"
 
 namespace slipway::launch {
 
 struct LocalRunOptions {
-  std::string topology_path;
+  core::Program program;     // loaded and validated by the caller (cli/)
   core::LocalAllocationOptions allocation;
   std::string run_root;      // empty: default_run_root()
   std::string exec_path;     // the slipway-exec binary

@@ -20,10 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "slipway/core/topology.hpp"
+
 namespace slipway::launch {
 
 struct SlurmLaunchOptions {
-  std::string topology_path;
+  core::Program program;                // loaded and validated by the caller (cli/)
+  std::string topology_path;           // its file, for the re-execution under salloc
   std::vector<std::string> srun_args;  // the user's srun arguments (SPANK hand-over)
   std::string run_root;                // empty: default_run_root()
   std::string exec_path;               // slipway-exec on the compute hosts

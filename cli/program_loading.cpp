@@ -1,0 +1,19 @@
+// Loading a topology and reporting its problems (program_loading.hpp).
+#include "program_loading.hpp"
+
+#include <cstdio>
+
+#include "slipway/core/diagnostic.hpp"
+
+namespace slipway::cli {
+
+std::optional<core::Program> load_program(const std::string& path) {
+  core::TopologyResult topology = core::load_topology(path);
+  for (const auto& d : topology.diagnostics) {
+    std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
+  }
+  if (!topology.ok()) return std::nullopt;
+  return std::move(topology.program);
+}
+
+}  // namespace slipway::cli

@@ -1,0 +1,16 @@
+// Loading a topology for a subcommand: every problem is printed on stderr as
+// FILE:LINE:COL: message (DESIGN §3); the caller then exits with status 2.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "slipway/core/topology.hpp"
+
+namespace slipway::cli {
+
+// The valid program of the topology at `path` ("-": standard input), or
+// nothing after printing its problems.
+std::optional<core::Program> load_program(const std::string& path);
+
+}  // namespace slipway::cli
