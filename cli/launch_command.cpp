@@ -1,6 +1,7 @@
 // `slipway launch FILE`: run a program as Slurm job steps (the controller);
 // what `srun --program=FILE` hands over to.
 #include "commands.hpp"
+#include "launch_report.hpp"
 #include "option_checks.hpp"
 #include "program_paths.hpp"
 #include "slipway/launch/slurm_controller.hpp"
@@ -37,7 +38,12 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
     options->self_path = self_program();
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
-    ctx.exit_code = launch::run_slurm(*options);
+    auto program = load_or_report(options->topology_path);
+    if (!program) {
+      ctx.exit_code = 2;
+      return;
+    }
+    ctx.exit_code = report_outcome(launch::run_slurm(*options, *program));
   });
 }
 

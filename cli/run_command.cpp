@@ -2,8 +2,10 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "launch_report.hpp"
 #include "option_checks.hpp"
 #include "program_paths.hpp"
+#include "slipway/launch/launcher_guard.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
 namespace slipway::cli {
@@ -41,7 +43,13 @@ void register_run(CLI::App& app, CommandContext& ctx) {
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
     options->exec_path = sibling_program("slipway-exec");
-    ctx.exit_code = launch::run_local(*options);
+    // Loading, the run and the report all happen in the guarded launcher
+    // process (launcher_guard.hpp); its exit status comes back here.
+    ctx.exit_code = launch::run_guarded([&options = *options] {
+      auto program = load_or_report(options.topology_path);
+      if (!program) return 2;
+      return report_outcome(launch::run_local(options, *program));
+    });
   });
 }
 

@@ -17,7 +17,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "slipway/core/topology.hpp"
 #include "slipway/exec/line_prefixer.hpp"
 #include "slipway/exec/terminal_stream.hpp"
 
@@ -70,14 +69,6 @@ void wake(int fd) {
 
 void say(const std::string& message) {
   exec::terminal_stderr().write("slipway: " + message + "\n");
-}
-
-std::optional<core::Program> load_or_report(const std::string& path) {
-  auto topology = core::load_topology(path);
-  for (const auto& d : topology.diagnostics) {
-    exec::terminal_stderr().write(core::format_diagnostic(d) + "\n");
-  }
-  return std::move(topology.program);
 }
 
 LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace)
@@ -234,6 +225,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
       case Action::Kind::Finish: {
         finished_ = true;
         exit_code_ = action.exit_code;
+        finish_message_ = action.message;
         const std::string program = "program '" + *plan_.program.name + "' ";
         if (action.exit_code == 0) {
           say(program + "finished: " + action.message);
@@ -366,7 +358,7 @@ void LauncherLoop::on_wakeup() {
   }
 }
 
-int LauncherLoop::run(ControlPlaneOptions control_options) {
+LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
@@ -493,7 +485,17 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     return interrupted;
   });
-  return exit_code_;
+  LaunchOutcome outcome;
+  outcome.kind = LaunchOutcome::Kind::Ran;
+  outcome.program_status = exit_code_;
+  outcome.message = finish_message_;
+  outcome.run_directory = run_dir_.path();
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
+    const auto view = supervisor_->task(unit);
+    const bool started = view.state != TaskState::Pending;
+    outcome.units.push_back({units_[unit].name, view.state, started ? view.attempt + 1 : 0});
+  }
+  return outcome;
 }
 
 }  // namespace slipway::launch

@@ -6,8 +6,8 @@
 // Contract: run() blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT first (before
 // the rendezvous thread starts), makes the launcher a subreaper, starts
 // every unit, then carries out the supervisor's actions until the program
-// finishes; it returns the program's exit status after terminating every
-// descendant. Signal k: the first stops the program (128 + k), the second
+// finishes; it returns the program's outcome (launch_outcome.hpp) after
+// terminating every descendant. Signal k: the first stops the program (128 + k), the second
 // kills every unit at once.
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
@@ -39,6 +39,7 @@
 #include "slipway/exec/process.hpp"
 #include "slipway/exec/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
+#include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
@@ -46,19 +47,17 @@
 
 namespace slipway::launch {
 
-// Writes "slipway: MESSAGE" on stderr.
+// Writes "slipway: MESSAGE" on stderr: the launchers' progress lines (what
+// they start, restart, lose, and how the program finished, when it does).
 void say(const std::string& message);
-
-// Loads and validates a topology; on problems writes each as
-// FILE:LINE:COL: message on stderr and returns nothing.
-std::optional<core::Program> load_or_report(const std::string& path);
 
 class LauncherLoop {
  public:
   LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace);
   virtual ~LauncherLoop();
 
-  int run(ControlPlaneOptions control_options);
+  // The outcome is Ran, with the program's status and every unit's result.
+  LaunchOutcome run(ControlPlaneOptions control_options);
 
  protected:
   // Starts unit `unit` (attempt `attempt`) with `env` added to this
@@ -159,6 +158,7 @@ class LauncherLoop {
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;
+  std::string finish_message_;
   int signals_seen_ = 0;
   // Units waiting for descriptors (descriptors_of), in launch order.
   struct QueuedLaunch {

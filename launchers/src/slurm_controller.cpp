@@ -17,8 +17,7 @@
 
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
-#include "slipway/core/topology.hpp"
-#include "slipway/exec/line_prefixer.hpp"
+#include "slipway/core/resubmission.hpp"
 #include "slipway/exec/local_address.hpp"
 #include "slipway/exec/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
@@ -171,40 +170,25 @@ class SlurmRun : public LauncherLoop {
     return -1;
   }
 
-  // A host for a resubmitted unit: its previous host unless it was lost,
-  // else the first other host with room; lost hosts are never chosen.
-  // Slurm holds a step's CPUs until all of its tasks have ended, so a host
-  // has room now when the steps still running leave room; failing that, a
-  // host where the units still running leave room will have it once the
-  // steps of ended units finish (srun waits for it).
+  // A host for a resubmitted unit: the planner's choice
+  // (core::host_for_resubmission) given what the running steps hold, what
+  // the running units hold and the lost hosts.
   std::string choose_host(std::size_t unit, const StepRequest& step) {
-    std::map<std::string, std::uint32_t> held_cpus, held_gpus, used_cpus, used_gpus;
+    core::Resubmission request;
+    request.previous_host = unit_host_[unit];
+    request.demand = {step.cpus, step.gpus};
+    request.lost_hosts = lost_hosts_;
     for (const auto& [pid, held] : live_steps_) {
-      held_cpus[held.host] += held.cpus;
-      held_gpus[held.host] += held.gpus;
+      request.held_now[held.host].cpus += held.cpus;
+      request.held_now[held.host].gpus += held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
       if (u == unit || unit_pid(u) <= 0) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
-      used_cpus[unit_host_[u]] += other.cpus;
-      used_gpus[unit_host_[u]] += other.gpus;
+      request.held_by_running_units[unit_host_[u]].cpus += other.cpus;
+      request.held_by_running_units[unit_host_[u]].gpus += other.gpus;
     }
-    using Taken = std::map<std::string, std::uint32_t>;
-    auto pick = [&](Taken& cpus, Taken& gpus) -> std::optional<std::string> {
-      auto fits = [&](const core::Host& host) {
-        return !lost_hosts_.count(host.name) && cpus[host.name] + step.cpus <= host.cpus &&
-               gpus[host.name] + step.gpus <= host.gpus;
-      };
-      for (const auto& host : plan().hosts) {
-        if (host.name == unit_host_[unit] && fits(host)) return host.name;
-      }
-      for (const auto& host : plan().hosts) {
-        if (fits(host)) return host.name;
-      }
-      return std::nullopt;
-    };
-    if (auto host = pick(held_cpus, held_gpus)) return *host;
-    if (auto host = pick(used_cpus, used_gpus)) return *host;
+    if (auto host = core::host_for_resubmission(plan().hosts, request)) return *host;
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
     throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
@@ -231,11 +215,17 @@ class SlurmRun : public LauncherLoop {
   std::string ended_step_messages_;
 };
 
-// Outside an allocation: run this same command under salloc.
-int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
+LaunchOutcome launch_error(const std::string& message) {
+  LaunchOutcome failed;
+  failed.problems.push_back({message});
+  return failed;
+}
+
+// Outside an allocation: run this same command under salloc (returns only
+// when that fails).
+LaunchOutcome reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
   if (std::getenv(kSallocGuard)) {
-    say("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
-    return 1;
+    return launch_error("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
   }
   std::vector<std::string> argv{"salloc"};
   auto args = salloc_arguments(program, options.srun_args);
@@ -255,23 +245,19 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
   for (auto& a : argv) c_argv.push_back(a.data());
   c_argv.push_back(nullptr);
   execvp("salloc", c_argv.data());
-  say(std::string("error: cannot run salloc: ") + std::strerror(errno));
-  return 1;
+  return launch_error(std::string("error: cannot run salloc: ") + std::strerror(errno));
 }
 
 }  // namespace
 
-int run_slurm(const SlurmLaunchOptions& options) {
-  auto program = load_or_report(options.topology_path);
-  if (!program) return 2;
+LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& program) {
   std::optional<SlurmJob> job;
   try {
     job = read_slurm_job(process_environment());
   } catch (const std::exception& e) {
-    say(std::string("error: cannot read the Slurm allocation: ") + e.what());
-    return 1;
+    return launch_error(std::string("error: cannot read the Slurm allocation: ") + e.what());
   }
-  if (!job) return reexec_under_salloc(options, *program);
+  if (!job) return reexec_under_salloc(options, program);
   const bool job_has_no_gpus = std::getenv(kSallocGuard) && std::getenv(kNoGpusGuard);
   unsetenv(kNoGpusGuard);  // not for the steps
   // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST,
@@ -317,16 +303,21 @@ int run_slurm(const SlurmLaunchOptions& options) {
     gethostname(name, sizeof name - 1);
     advertise = name;
   }
-  auto planned = core::make_plan(*program, allocation_of(*job));
+  auto planned = core::make_plan(program, allocation_of(*job));
   if (!planned.ok()) {
-    say("program '" + *program->name + "' does not fit in job " + job->job_id + ":");
-    for (const auto& e : planned.errors) exec::write_all(STDERR_FILENO, "  " + e.message + "\n");
-    return 2;
+    LaunchOutcome refused;
+    refused.kind = LaunchOutcome::Kind::Invalid;
+    LaunchProblem fit{"program '" + *program.name + "' does not fit in job " + job->job_id + ":"};
+    for (const auto& e : planned.errors) fit.details.push_back(e.message);
+    refused.problems.push_back(std::move(fit));
+    return refused;
   }
+  std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
     auto run_dir = RunDirectory::create(
         options.run_root.empty() ? default_run_root() : options.run_root, name);
+    run_directory = run_dir.path();
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
@@ -336,8 +327,9 @@ int run_slurm(const SlurmLaunchOptions& options) {
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {
-    say(std::string("error: ") + e.what());
-    return 1;
+    LaunchOutcome failed = launch_error(std::string("error: ") + e.what());
+    failed.run_directory = run_directory;
+    return failed;
   }
 }
 
