@@ -17,7 +17,6 @@
 
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
-#include "slipway/core/resubmission.hpp"
 #include "slipway/exec/local_address.hpp"
 #include "slipway/exec/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
@@ -170,25 +169,40 @@ class SlurmRun : public LauncherLoop {
     return -1;
   }
 
-  // A host for a resubmitted unit: the planner's choice
-  // (core::host_for_resubmission) given what the running steps hold, what
-  // the running units hold and the lost hosts.
+  // A host for a resubmitted unit: its previous host unless it was lost,
+  // else the first other host with room; lost hosts are never chosen.
+  // Slurm holds a step's CPUs until all of its tasks have ended, so a host
+  // has room now when the steps still running leave room; failing that, a
+  // host where the units still running leave room will have it once the
+  // steps of ended units finish (srun waits for it).
   std::string choose_host(std::size_t unit, const StepRequest& step) {
-    core::Resubmission request;
-    request.previous_host = unit_host_[unit];
-    request.demand = {step.cpus, step.gpus};
-    request.lost_hosts = lost_hosts_;
+    std::map<std::string, std::uint32_t> held_cpus, held_gpus, used_cpus, used_gpus;
     for (const auto& [pid, held] : live_steps_) {
-      request.held_now[held.host].cpus += held.cpus;
-      request.held_now[held.host].gpus += held.gpus;
+      held_cpus[held.host] += held.cpus;
+      held_gpus[held.host] += held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
       if (u == unit || unit_pid(u) <= 0) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
-      request.held_by_running_units[unit_host_[u]].cpus += other.cpus;
-      request.held_by_running_units[unit_host_[u]].gpus += other.gpus;
+      used_cpus[unit_host_[u]] += other.cpus;
+      used_gpus[unit_host_[u]] += other.gpus;
     }
-    if (auto host = core::host_for_resubmission(plan().hosts, request)) return *host;
+    using Taken = std::map<std::string, std::uint32_t>;
+    auto pick = [&](Taken& cpus, Taken& gpus) -> std::optional<std::string> {
+      auto fits = [&](const core::Host& host) {
+        return !lost_hosts_.count(host.name) && cpus[host.name] + step.cpus <= host.cpus &&
+               gpus[host.name] + step.gpus <= host.gpus;
+      };
+      for (const auto& host : plan().hosts) {
+        if (host.name == unit_host_[unit] && fits(host)) return host.name;
+      }
+      for (const auto& host : plan().hosts) {
+        if (fits(host)) return host.name;
+      }
+      return std::nullopt;
+    };
+    if (auto host = pick(held_cpus, held_gpus)) return *host;
+    if (auto host = pick(used_cpus, used_gpus)) return *host;
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
     throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
