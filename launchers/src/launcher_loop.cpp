@@ -101,10 +101,6 @@ std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
   return groups;
 }
 
-pid_t LauncherLoop::start_units(const std::vector<std::size_t>&, const std::vector<std::string>&) {
-  throw std::logic_error("this launcher starts one unit per process");
-}
-
 void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
   if (attempt > 0) {
     for (std::size_t unit : units) {
@@ -181,8 +177,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
   for (const auto& group : groups) {
     if (group.empty()) continue;
     try {
-      pid_t pid = group.size() == 1 ? start_unit(group.front(), attempt, unit_environment())
-                                    : start_units(group, unit_environment());
+      pid_t pid = start_units(group, attempt, unit_environment());
       tracker_->started(pid, group, attempt);
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
@@ -288,7 +283,6 @@ std::string LauncherLoop::never_joined(pid_t, const exec::ExitStatus& exit) {
 
 void LauncherLoop::end_process(pid_t pid, const exec::ExitStatus& exit) {
   for (std::size_t unit : tracker_->process_exited(pid)) {
-    unit_ended(unit, exit);
     TaskExit task_exit{exit.signaled, exit.code, {}};
     if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(pid, exit);
     unit_done(unit, task_exit, false);

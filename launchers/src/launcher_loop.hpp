@@ -18,7 +18,7 @@
 // never_joined says why, e.g. srun's own messages). One process may carry several units (a
 // Slurm step of many tasks); it is then supervised per unit. A launcher
 // may also run a unit with no process of its own (the local launcher runs
-// plain tasks in-process): start_unit then returns an id that is no pid
+// plain tasks in-process): start_units then returns an id that is no pid
 // (above kMaxPid), and the launcher ends it with end_process(). Once the
 // program has finished, processes still running (steps flushing their
 // output) get a few seconds to end on their own before they are terminated.
@@ -60,23 +60,18 @@ class LauncherLoop {
   LaunchOutcome run(ControlPlaneOptions control_options);
 
  protected:
-  // Starts unit `unit` (attempt `attempt`) with `env` added to this
-  // process's environment; returns the pid of the process that runs it.
-  // Throws std::exception when it cannot start.
-  virtual pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) = 0;
-  // Units about to start on `attempt` (before their start_unit calls).
+  // Starts `units` (attempt `attempt`) as one process, with `env` added to
+  // this process's environment; returns the pid of the process that runs
+  // them. Several units only on attempt 0, as group_first_launches split
+  // them (one unit otherwise). Throws std::exception when it cannot start.
+  virtual pid_t start_units(const std::vector<std::size_t>& units, int attempt,
+                            const std::vector<std::string>& env) = 0;
+  // Units about to start on `attempt` (before their start_units calls).
   virtual void launching(const std::vector<std::size_t>& /*units*/, int /*attempt*/) {}
   // Units starting together on their first attempt (in plan order), split
   // into the sets that share one process; default: one process each.
   virtual std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& units);
-  // Starts a set of two or more units from group_first_launches as one
-  // process (attempt 0); like start_unit otherwise.
-  virtual pid_t start_units(const std::vector<std::size_t>& units,
-                            const std::vector<std::string>& env);
-  // A unit's process ended while the unit was still attached to it
-  // (before the supervisor hears of it).
-  virtual void unit_ended(std::size_t /*unit*/, const exec::ExitStatus& /*status*/) {}
   // A running unit's agent vanished from the rendezvous without leaving
   // (`pid`: the process carrying the unit). Returns whether the unit has
   // failed now; otherwise it ends with its process. Default: false (a local
@@ -103,7 +98,7 @@ class LauncherLoop {
   // A key under ControlPlaneOptions::observed_key_prefix changed (set the
   // prefix in the options given to run()).
   virtual void key_changed(const std::string& /*key*/) {}
-  // The process `pid` ended with `status`: for an id start_unit returned
+  // The process `pid` ended with `status`: for an id start_units returned
   // that is no child process; ends its units as a reaped child's.
   void end_process(pid_t pid, const exec::ExitStatus& status);
   // Sends `sig` to a running unit.

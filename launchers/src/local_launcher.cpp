@@ -45,7 +45,10 @@ class LocalRun : public LauncherLoop {
     if (!tasks.empty()) inline_tasks().prepare(tasks);
   }
 
-  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+  // One unit a process (group_first_launches is not overridden).
+  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
+                    const std::vector<std::string>& env) override {
+    const std::size_t unit = group.front();
     if (runs_inline(unit)) {
       return inline_tasks().start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt),
                                   env);

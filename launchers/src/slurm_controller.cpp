@@ -61,7 +61,13 @@ class SlurmRun : public LauncherLoop {
   }
 
  protected:
-  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
+                    const std::vector<std::string>& env) override {
+    if (group.size() > 1) {
+      StepRequest step = step_for_units(plan(), units(), group, unit_host_);
+      return start_step(step, 0, env);
+    }
+    const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
     step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
@@ -80,11 +86,6 @@ class SlurmRun : public LauncherLoop {
   std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& starting) override {
     return group_into_steps(plan(), units(), starting, unit_host_);
-  }
-
-  pid_t start_units(const std::vector<std::size_t>& group, const std::vector<std::string>& env) override {
-    StepRequest step = step_for_units(plan(), units(), group, unit_host_);
-    return start_step(step, 0, env);
   }
 
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
