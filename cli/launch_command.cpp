@@ -2,6 +2,7 @@
 // what `srun --program=FILE` hands over to.
 #include "commands.hpp"
 #include "program_loading.hpp"
+#include "launch_report.hpp"
 #include "option_checks.hpp"
 #include "program_paths.hpp"
 #include "slipway/launch/slurm_controller.hpp"
@@ -43,8 +44,7 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
       ctx.exit_code = 2;
       return;
     }
-    options->program = std::move(*program);
-    ctx.exit_code = launch::run_slurm(*options);
+    ctx.exit_code = report_outcome(launch::run_slurm(*options, *program));
   });
 }
 

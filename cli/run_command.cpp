@@ -3,20 +3,21 @@
 
 #include "commands.hpp"
 #include "program_loading.hpp"
+#include "launch_report.hpp"
 #include "option_checks.hpp"
 #include "program_paths.hpp"
+#include "slipway/launch/launcher_guard.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
 namespace slipway::cli {
 
 void register_run(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<launch::LocalRunOptions>();
-  auto path = std::make_shared<std::string>();
   auto allocation = std::make_shared<AllocationArgs>();
   auto grace_s = std::make_shared<double>(10.0);
   auto wire_s = std::make_shared<double>(300.0);
   auto* cmd = app.add_subcommand("run", "Run a program on this machine (no Slurm needed)");
-  cmd->add_option("FILE", *path, "Topology file (TOML; - for standard input)")->required();
+  cmd->add_option("FILE", options->topology_path, "Topology file (TOML; - for standard input)")->required();
   add_allocation_options(cmd, *allocation);
   cmd->add_option("--run-root", options->run_root,
                   "Where run directories go (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
@@ -33,7 +34,7 @@ void register_run(CLI::App& app, CommandContext& ctx) {
       "RUN_DIR/logs/NODE.REPLICA.log (`slipway logs`). Past runs: `slipway runs`.\n"
       "Exit status: 0 when every non-daemon task succeeded, 1 when a task failed beyond\n"
       "its max_retries, 2 for an invalid topology or option, 128+N when stopped by signal N.");
-  cmd->callback([&ctx, options, path, allocation, grace_s, wire_s] {
+  cmd->callback([&ctx, options, allocation, grace_s, wire_s] {
     const auto local = allocation_options(*allocation, "run");
     if (!local) {
       ctx.exit_code = 2;
@@ -43,13 +44,13 @@ void register_run(CLI::App& app, CommandContext& ctx) {
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
     options->exec_path = sibling_program("slipway-exec");
-    auto program = load_program(*path);
-    if (!program) {
-      ctx.exit_code = 2;
-      return;
-    }
-    options->program = std::move(*program);
-    ctx.exit_code = launch::run_local(*options);
+    // Loading, the run and the report all happen in the guarded launcher
+    // process (launcher_guard.hpp); its exit status comes back here.
+    ctx.exit_code = launch::run_guarded([&options = *options] {
+      auto program = load_program(options.topology_path);
+      if (!program) return 2;
+      return report_outcome(launch::run_local(options, *program));
+    });
   });
 }
 

@@ -18,7 +18,6 @@
 #include <spdlog/spdlog.h>
 
 #include "slipway/core/contract.hpp"
-#include "slipway/core/topology.hpp"
 #include "slipway/base/write_all.hpp"
 #include "slipway/base/terminal_stream.hpp"
 
@@ -103,10 +102,6 @@ std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
   return groups;
 }
 
-pid_t LauncherLoop::start_units(const std::vector<std::size_t>&, const std::vector<std::string>&) {
-  throw std::logic_error("this launcher starts one unit per process");
-}
-
 void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
   if (attempt > 0) {
     for (std::size_t unit : units) {
@@ -183,8 +178,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
   for (const auto& group : groups) {
     if (group.empty()) continue;
     try {
-      pid_t pid = group.size() == 1 ? start_unit(group.front(), attempt, unit_environment())
-                                    : start_units(group, unit_environment());
+      pid_t pid = start_units(group, attempt, unit_environment());
       tracker_->started(pid, group, attempt);
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
@@ -227,6 +221,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
       case Action::Kind::Finish: {
         finished_ = true;
         exit_code_ = action.exit_code;
+        finish_message_ = action.message;
         const std::string program = "program '" + *plan_.program.name + "' ";
         if (action.exit_code == 0) {
           say(program + "finished: " + action.message);
@@ -358,7 +353,7 @@ void LauncherLoop::on_wakeup() {
   }
 }
 
-int LauncherLoop::run(ControlPlaneOptions control_options) {
+LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
@@ -485,7 +480,17 @@ int LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     return interrupted;
   });
-  return exit_code_;
+  LaunchOutcome outcome;
+  outcome.kind = LaunchOutcome::Kind::Ran;
+  outcome.program_status = exit_code_;
+  outcome.message = finish_message_;
+  outcome.run_directory = run_dir_.path();
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
+    const auto view = supervisor_->task(unit);
+    const bool started = view.state != TaskState::Pending;
+    outcome.units.push_back({units_[unit].name, view.state, started ? view.attempt + 1 : 0});
+  }
+  return outcome;
 }
 
 }  // namespace slipway::launch

@@ -6,8 +6,8 @@
 // Contract: run() blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT first (before
 // the rendezvous thread starts), makes the launcher a subreaper, starts
 // every unit, then carries out the supervisor's actions until the program
-// finishes; it returns the program's exit status after terminating every
-// descendant. Signal k: the first stops the program (128 + k), the second
+// finishes; it returns the program's outcome (launch_outcome.hpp) after
+// terminating every descendant. Signal k: the first stops the program (128 + k), the second
 // kills every unit at once.
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
@@ -18,7 +18,7 @@
 // never_joined says why, e.g. srun's own messages). One process may carry several units (a
 // Slurm step of many tasks); it is then supervised per unit. A launcher
 // may also run a unit with no process of its own (the local launcher runs
-// plain tasks in-process): start_unit then returns an id that is no pid
+// plain tasks in-process): start_units then returns an id that is no pid
 // (above kMaxPid), and the launcher ends it with end_process(). Once the
 // program has finished, processes still running (steps flushing their
 // output) get a few seconds to end on their own before they are terminated.
@@ -39,6 +39,7 @@
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
+#include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
@@ -46,7 +47,8 @@
 
 namespace slipway::launch {
 
-// Writes "slipway: MESSAGE" on stderr.
+// Writes "slipway: MESSAGE" on stderr: the launchers' progress lines (what
+// they start, restart, lose, and how the program finished, when it does).
 void say(const std::string& message);
 
 class LauncherLoop {
@@ -54,23 +56,22 @@ class LauncherLoop {
   LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace);
   virtual ~LauncherLoop();
 
-  int run(ControlPlaneOptions control_options);
+  // The outcome is Ran, with the program's status and every unit's result.
+  LaunchOutcome run(ControlPlaneOptions control_options);
 
  protected:
-  // Starts unit `unit` (attempt `attempt`) with `env` added to this
-  // process's environment; returns the pid of the process that runs it.
-  // Throws std::exception when it cannot start.
-  virtual pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) = 0;
-  // Units about to start on `attempt` (before their start_unit calls).
+  // Starts `units` (attempt `attempt`) as one process, with `env` added to
+  // this process's environment; returns the pid of the process that runs
+  // them. Several units only on attempt 0, as group_first_launches split
+  // them (one unit otherwise). Throws std::exception when it cannot start.
+  virtual pid_t start_units(const std::vector<std::size_t>& units, int attempt,
+                            const std::vector<std::string>& env) = 0;
+  // Units about to start on `attempt` (before their start_units calls).
   virtual void launching(const std::vector<std::size_t>& /*units*/, int /*attempt*/) {}
   // Units starting together on their first attempt (in plan order), split
   // into the sets that share one process; default: one process each.
   virtual std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& units);
-  // Starts a set of two or more units from group_first_launches as one
-  // process (attempt 0); like start_unit otherwise.
-  virtual pid_t start_units(const std::vector<std::size_t>& units,
-                            const std::vector<std::string>& env);
   // A running unit's agent vanished from the rendezvous without leaving
   // (`pid`: the process carrying the unit). Returns whether the unit has
   // failed now; otherwise it ends with its process. Default: false (a local
@@ -97,7 +98,7 @@ class LauncherLoop {
   // A key under ControlPlaneOptions::observed_key_prefix changed (set the
   // prefix in the options given to run()).
   virtual void key_changed(const std::string& /*key*/) {}
-  // The process `pid` ended with `status`: for an id start_unit returned
+  // The process `pid` ended with `status`: for an id start_units returned
   // that is no child process; ends its units as a reaped child's.
   void end_process(pid_t pid, const base::ExitStatus& status);
   // Sends `sig` to a running unit.
@@ -152,6 +153,7 @@ class LauncherLoop {
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;
+  std::string finish_message_;
   int signals_seen_ = 0;
   // Units waiting for descriptors (descriptors_of), in launch order.
   struct QueuedLaunch {

@@ -12,14 +12,11 @@
 #include <string>
 
 #include "slipway/launch/inline_tasks.hpp"
-#include "slipway/launch/launcher_guard.hpp"
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
-#include "slipway/core/topology.hpp"
 #include "slipway/exec/agent_environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/exec/task_command.hpp"
-#include "slipway/base/write_all.hpp"
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/scratch_dir.hpp"
 #include "slipway/exec/task_log.hpp"
@@ -49,7 +46,10 @@ class LocalRun : public LauncherLoop {
     if (!tasks.empty()) inline_tasks().prepare(tasks);
   }
 
-  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+  // One unit a process (group_first_launches is not overridden).
+  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
+                    const std::vector<std::string>& env) override {
+    const std::size_t unit = group.front();
     if (runs_inline(unit)) {
       return inline_tasks().start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt),
                                   env);
@@ -142,36 +142,38 @@ class LocalRun : public LauncherLoop {
 
 }  // namespace
 
-int run_local(const LocalRunOptions& options) {
-  return run_guarded([&options] { return run_local_unguarded(options); });
-}
-
-int run_local_unguarded(const LocalRunOptions& given) {
+LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& program) {
   LocalRunOptions options = given;
-  const core::Program* program = &options.program;
+  LaunchOutcome refused;
+  refused.kind = LaunchOutcome::Kind::Invalid;
   if (auto limit = exec::log_limit_from_environment()) {
     options.log_limit = *limit;
   } else {
-    say("SLIPWAY_LOG_LIMIT='" + std::string(std::getenv(core::env::kLogLimit)) +
-        "' is no size: give bytes with an optional K, M or G suffix (0: no limit)");
-    return 2;
+    refused.problems.push_back(
+        {"SLIPWAY_LOG_LIMIT='" + std::string(std::getenv(core::env::kLogLimit)) +
+         "' is no size: give bytes with an optional K, M or G suffix (0: no limit)"});
+    return refused;
   }
   // A workstation runs what it is given: unless told how many CPUs to plan
   // with, oversubscribe this machine's CPUs rather than refuse (as `slipway
   // plan` shows).
-  const auto machine = core::local_run_allocation(*program, options.allocation);
+  const auto machine = core::local_run_allocation(program, options.allocation);
   if (!machine.note.empty()) say(machine.note);
-  auto planned = core::make_plan(*program, machine.allocation);
+  auto planned = core::make_plan(program, machine.allocation);
   if (!planned.ok()) {
-    say("program '" + *program->name + "' does not fit on this machine:");
-    for (const auto& e : planned.errors) base::write_all(STDERR_FILENO, "  " + e.message + "\n");
-    say("lower cpus, gpus, mem or replicas, or plan with --cpus-per-host/--gpus-per-host/--hosts");
-    return 2;
+    LaunchProblem fit{"program '" + *program.name + "' does not fit on this machine:"};
+    for (const auto& e : planned.errors) fit.details.push_back(e.message);
+    refused.problems.push_back(std::move(fit));
+    refused.problems.push_back(
+        {"lower cpus, gpus, mem or replicas, or plan with --cpus-per-host/--gpus-per-host/--hosts"});
+    return refused;
   }
+  std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
     auto run_dir = RunDirectory::create(
         options.run_root.empty() ? default_run_root() : options.run_root, name);
+    run_directory = run_dir.path();
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks); run directory " + run_dir.path());
@@ -188,8 +190,10 @@ int run_local_unguarded(const LocalRunOptions& given) {
     control.observed_key_prefix = core::keys::kAddressPrefix;  // peers' addresses, for tasks run inline
     return run.run(std::move(control));
   } catch (const std::exception& e) {
-    say(std::string("error: ") + e.what());
-    return 1;
+    LaunchOutcome failed;
+    failed.run_directory = run_directory;
+    failed.problems.push_back({std::string("error: ") + e.what()});
+    return failed;
   }
 }
 

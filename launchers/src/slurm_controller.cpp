@@ -19,8 +19,6 @@
 
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
-#include "slipway/core/topology.hpp"
-#include "slipway/base/write_all.hpp"
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
@@ -64,7 +62,13 @@ class SlurmRun : public LauncherLoop {
   }
 
  protected:
-  pid_t start_unit(std::size_t unit, int attempt, const std::vector<std::string>& env) override {
+  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
+                    const std::vector<std::string>& env) override {
+    if (group.size() > 1) {
+      StepRequest step = step_for_units(plan(), units(), group, unit_host_);
+      return start_step(step, 0, env);
+    }
+    const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
     step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
@@ -83,11 +87,6 @@ class SlurmRun : public LauncherLoop {
   std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& starting) override {
     return group_into_steps(plan(), units(), starting, unit_host_);
-  }
-
-  pid_t start_units(const std::vector<std::size_t>& group, const std::vector<std::string>& env) override {
-    StepRequest step = step_for_units(plan(), units(), group, unit_host_);
-    return start_step(step, 0, env);
   }
 
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
@@ -221,11 +220,17 @@ class SlurmRun : public LauncherLoop {
   std::string ended_step_messages_;
 };
 
-// Outside an allocation: run this same command under salloc.
-int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
+LaunchOutcome launch_error(const std::string& message) {
+  LaunchOutcome failed;
+  failed.problems.push_back({message});
+  return failed;
+}
+
+// Outside an allocation: run this same command under salloc (returns only
+// when that fails).
+LaunchOutcome reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
   if (std::getenv(core::env::kLaunchInSalloc)) {
-    say("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
-    return 1;
+    return launch_error("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
   }
   std::vector<std::string> argv{"salloc"};
   auto args = salloc_arguments(program, options.srun_args);
@@ -245,22 +250,19 @@ int reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& 
   for (auto& a : argv) c_argv.push_back(a.data());
   c_argv.push_back(nullptr);
   execvp("salloc", c_argv.data());
-  say(std::string("error: cannot run salloc: ") + std::strerror(errno));
-  return 1;
+  return launch_error(std::string("error: cannot run salloc: ") + std::strerror(errno));
 }
 
 }  // namespace
 
-int run_slurm(const SlurmLaunchOptions& options) {
-  const core::Program* program = &options.program;
+LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& program) {
   std::optional<SlurmJob> job;
   try {
     job = read_slurm_job(process_environment());
   } catch (const std::exception& e) {
-    say(std::string("error: cannot read the Slurm allocation: ") + e.what());
-    return 1;
+    return launch_error(std::string("error: cannot read the Slurm allocation: ") + e.what());
   }
-  if (!job) return reexec_under_salloc(options, *program);
+  if (!job) return reexec_under_salloc(options, program);
   const bool job_has_no_gpus = std::getenv(core::env::kLaunchInSalloc) && std::getenv(core::env::kLaunchNoGpus);
   unsetenv(core::env::kLaunchNoGpus);  // not for the steps
   // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST,
@@ -306,16 +308,21 @@ int run_slurm(const SlurmLaunchOptions& options) {
     gethostname(name, sizeof name - 1);
     advertise = name;
   }
-  auto planned = core::make_plan(*program, allocation_of(*job));
+  auto planned = core::make_plan(program, allocation_of(*job));
   if (!planned.ok()) {
-    say("program '" + *program->name + "' does not fit in job " + job->job_id + ":");
-    for (const auto& e : planned.errors) base::write_all(STDERR_FILENO, "  " + e.message + "\n");
-    return 2;
+    LaunchOutcome refused;
+    refused.kind = LaunchOutcome::Kind::Invalid;
+    LaunchProblem fit{"program '" + *program.name + "' does not fit in job " + job->job_id + ":"};
+    for (const auto& e : planned.errors) fit.details.push_back(e.message);
+    refused.problems.push_back(std::move(fit));
+    return refused;
   }
+  std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
     auto run_dir = RunDirectory::create(
         options.run_root.empty() ? default_run_root() : options.run_root, name);
+    run_directory = run_dir.path();
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
@@ -325,8 +332,9 @@ int run_slurm(const SlurmLaunchOptions& options) {
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {
-    say(std::string("error: ") + e.what());
-    return 1;
+    LaunchOutcome failed = launch_error(std::string("error: ") + e.what());
+    failed.run_directory = run_directory;
+    return failed;
   }
 }
 

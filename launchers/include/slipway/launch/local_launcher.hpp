@@ -1,15 +1,15 @@
 // The embedded local launcher behind `slipway run`: runs a whole program on
 // this machine, with no Slurm.
 //
-// Contract: plans the program (loaded and validated by cli/; a program that
-// does not fit this machine is reported and returns 2, nothing started),
-// creates a run directory
+// Contract: plans the program (when it does not fit: an Invalid outcome,
+// nothing started; launch_outcome.hpp), creates a run directory
 // (printed on stderr), runs the rendezvous in-process, starts every task
 // (a plain task in the launcher's own event loop with the agent's code,
 // inline_tasks.hpp; a colocated group replica, an mpi or a horovod task
 // under a slipway-exec of its own), supervises
 // them (supervisor.hpp: retries with backoff, daemons stopped at the end),
-// and returns 0 only when every non-daemon task succeeded. SIGINT/SIGTERM/
+// and returns its outcome: status 0 only when every non-daemon task
+// succeeded. SIGINT/SIGTERM/
 // SIGHUP stop the program in order (SIGTERM, then SIGKILL after the grace
 // period; a second signal kills at once); when the launcher itself is
 // killed, every task dies with it (parent-death signals, subreaping, and
@@ -24,12 +24,12 @@
 #include <string>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/core/topology.hpp"
+#include "slipway/launch/launch_outcome.hpp"
 
 namespace slipway::launch {
 
 struct LocalRunOptions {
-  core::Program program;     // loaded and validated by the caller (cli/)
+  std::string topology_path;
   core::LocalAllocationOptions allocation;
   std::string run_root;      // empty: default_run_root()
   std::string exec_path;     // the slipway-exec binary
@@ -41,8 +41,8 @@ struct LocalRunOptions {
   bool verbose = false;
 };
 
-int run_local(const LocalRunOptions& options);
-// run_local without the guard process (for callers that are one already).
-int run_local_unguarded(const LocalRunOptions& options);
+// Runs `program` (loaded and validated by the caller). The caller runs it
+// under run_guarded (launcher_guard.hpp) so that nothing outlives it.
+LaunchOutcome run_local(const LocalRunOptions& options, const core::Program& program);
 
 }  // namespace slipway::launch

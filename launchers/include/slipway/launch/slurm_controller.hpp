@@ -13,7 +13,8 @@
 // failed; a step's end ends its units that never reported) with the local
 // launcher's engine, and resubmits a failed unit as a new step of its own
 // within max_retries, away from a host whose agent vanished (a lost host)
-// when another host has room. Exit statuses as `slipway run`.
+// when another host has room. Outcomes as
+// `slipway run`'s (launch_outcome.hpp).
 #pragma once
 
 #include <chrono>
@@ -21,12 +22,12 @@
 #include <vector>
 
 #include "slipway/core/topology.hpp"
+#include "slipway/launch/launch_outcome.hpp"
 
 namespace slipway::launch {
 
 struct SlurmLaunchOptions {
-  core::Program program;                // loaded and validated by the caller (cli/)
-  std::string topology_path;           // its file, for the re-execution under salloc
+  std::string topology_path;
   std::vector<std::string> srun_args;  // the user's srun arguments (SPANK hand-over)
   std::string run_root;                // empty: default_run_root()
   std::string exec_path;               // slipway-exec on the compute hosts
@@ -35,6 +36,9 @@ struct SlurmLaunchOptions {
   std::chrono::milliseconds wire_timeout{300000};
 };
 
-int run_slurm(const SlurmLaunchOptions& options);
+// Runs `program` (loaded and validated by the caller): returns its outcome,
+// or re-executes this command under salloc (and returns only when that
+// cannot be done).
+LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& program);
 
 }  // namespace slipway::launch
