@@ -5,7 +5,7 @@
 #
 # adds the ctest `system:<name>` (label `system`) that requires the fixture
 # `slurm-cluster`: ctest starts the cluster once before the first such test
-# (system:cluster-up) and tears it down after the last (system:cluster-down).
+# (system:cluster:up) and tears it down after the last (system:cluster:down).
 # The command runs through run-system-test.sh, with SLURM_CONF exported, in a
 # scratch directory every cluster host sees, under `timeout`. System tests
 # hold the resource lock `slurm-cluster`, so they run one at a time.
@@ -28,9 +28,9 @@ if(TARGET slipway_spank)
   endif()
 endif()
 
-add_test(NAME system:cluster-up
+add_test(NAME system:cluster:up
   COMMAND "${SLIPWAY_CLUSTER_HARNESS}/cluster.sh" up "${SLIPWAY_CLUSTER_DIR}")
-set_tests_properties(system:cluster-up PROPERTIES
+set_tests_properties(system:cluster:up PROPERTIES
   LABELS system
   FIXTURES_SETUP slurm-cluster
   RESOURCE_LOCK slurm-cluster
@@ -38,9 +38,9 @@ set_tests_properties(system:cluster-up PROPERTIES
   TIMEOUT 180
   ENVIRONMENT "${_cluster_env}")
 
-add_test(NAME system:cluster-down
+add_test(NAME system:cluster:down
   COMMAND "${SLIPWAY_CLUSTER_HARNESS}/cluster.sh" down "${SLIPWAY_CLUSTER_DIR}")
-set_tests_properties(system:cluster-down PROPERTIES
+set_tests_properties(system:cluster:down PROPERTIES
   LABELS system
   FIXTURES_CLEANUP slurm-cluster
   RESOURCE_LOCK slurm-cluster
@@ -55,10 +55,16 @@ function(slipway_add_system_test)
     set(T_TIMEOUT 120)
   endif()
   math(EXPR _ctest_timeout "${T_TIMEOUT} + 30")
-  add_test(NAME system:${T_NAME}
+  # system:FOLDER:case (tests/CMakeLists.txt): NAME without the folder's
+  # old prefix ("launch-", "slurm-", ...), dashes as underscores.
+  get_filename_component(_folder "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
+  string(REGEX REPLACE "^(launch|slurm|spank|sbatch)-" "" _case "${T_NAME}")
+  string(REPLACE "-" "_" _case "${_case}")
+  set(_test system:${_folder}:${_case})
+  add_test(NAME ${_test}
     COMMAND "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run-system-test.sh"
             "${SLIPWAY_CLUSTER_DIR}" "${T_TIMEOUT}" ${T_COMMAND})
-  set_tests_properties(system:${T_NAME} PROPERTIES
+  set_tests_properties(${_test} PROPERTIES
     LABELS system
     FIXTURES_REQUIRED slurm-cluster
     RESOURCE_LOCK slurm-cluster

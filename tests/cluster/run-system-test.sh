@@ -20,7 +20,7 @@ if [[ -r $dir/skipped ]]; then
   exit 77
 fi
 if [[ ! -r $dir/env.sh ]]; then
-  echo "run-system-test: no test cluster is up in $dir (the fixture test system:cluster-up failed or did not run; run 'ctest -R system:' to start it)" >&2
+  echo "run-system-test: no test cluster is up in $dir (the fixture test system:cluster:up failed or did not run; run 'ctest -R system:' to start it)" >&2
   exit 1
 fi
 source "$dir/env.sh"

@@ -11,7 +11,7 @@
 # which rebuilds when a source or one of DEPENDS changes (the sources must
 # then need nothing but the standard library, and spdlog WITH_SPDLOG). The
 # binary is PREFIX_NAME in the current build folder; the ctest
-# fuzz:PREFIX_NAME (label fuzz) writes seeds with SEEDS into seeds/ and runs
+# fuzz:PREFIX:NAME (label fuzz) writes seeds with SEEDS into seeds/ and runs
 # the target for 15 s over them and corpus-NAME/.
 include_guard(GLOBAL)
 
@@ -62,9 +62,9 @@ function(slipway_fuzz_target)
   endif()
   add_dependencies(${name} ${F_SEEDS})
   # Seeds in seeds/, new inputs in corpus-NAME/ (both in the build tree).
-  add_test(NAME fuzz:${F_PREFIX}_${name}
+  add_test(NAME fuzz:${F_PREFIX}:${name}
     COMMAND bash -c
       "mkdir -p seeds corpus-${name} && '$<TARGET_FILE:${F_SEEDS}>' seeds && '${bin}' -max_total_time=15 -max_len=4096 -timeout=10 corpus-${name} seeds"
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-  set_tests_properties(fuzz:${F_PREFIX}_${name} PROPERTIES LABELS fuzz TIMEOUT 300)
+  set_tests_properties(fuzz:${F_PREFIX}:${name} PROPERTIES LABELS fuzz TIMEOUT 300)
 endfunction()

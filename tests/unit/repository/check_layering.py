@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The layering check (unit:layering:link_graph): every link between targets
+"""The layering check (unit:repository:layering): every link between targets
 of two different folders must be allowed by the fenced ```layering block of
 docs/architecture.md, and the folder graph must have no cycle other than
 those the block lists as `cycle:` (known debts, each to be removed).
