@@ -77,9 +77,10 @@ int child_exec(void* raw) {
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
   }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  sigset_t kept;
+  sigemptyset(&kept);
+  for (int sig : o.blocked_signals) sigaddset(&kept, sig);
+  sigprocmask(SIG_SETMASK, &kept, nullptr);
   if (o.new_process_group) setpgid(0, 0);
   if (o.parent_death_signal != 0) prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
   if (long long soft = original_nofile_soft.load(std::memory_order_relaxed); soft >= 0) {

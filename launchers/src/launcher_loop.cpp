@@ -2,10 +2,8 @@
 // actions, shared by the local launcher and the Slurm controller.
 #include "launcher_loop.hpp"
 
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -36,20 +34,6 @@ constexpr milliseconds kFinalFlush{5000};
 // clients (`slipway status`/`stop`), logs being rotated, signals, ...
 constexpr std::size_t kReservedDescriptors = 64;
 
-// The soft limit on open descriptors, and how many are open now.
-std::pair<std::size_t, std::size_t> descriptor_use() {
-  rlimit limit{};
-  std::size_t soft = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
-                         ? static_cast<std::size_t>(limit.rlim_cur)
-                         : std::size_t{1} << 20;
-  std::size_t open = 0;
-  if (DIR* dir = opendir("/proc/self/fd")) {
-    while (readdir(dir)) ++open;
-    closedir(dir);
-  }
-  return {soft, open};
-}
-
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGINT: return "SIGINT";
@@ -72,8 +56,13 @@ void say(const std::string& message) {
   base::terminal_stderr().write("slipway: " + message + "\n");
 }
 
-LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace)
-    : plan_(std::move(plan)), run_dir_(std::move(run_dir)), units_(launch_units(plan_)), grace_(grace) {}
+LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace,
+                           std::function<std::size_t(std::size_t)> descriptor_cost)
+    : plan_(std::move(plan)),
+      run_dir_(std::move(run_dir)),
+      units_(launch_units(plan_)),
+      grace_(grace),
+      descriptor_cost_(std::move(descriptor_cost)) {}
 
 LauncherLoop::~LauncherLoop() = default;
 
@@ -91,9 +80,11 @@ std::vector<std::string> LauncherLoop::unit_environment() const {
           std::string(core::env::kRunDir) + "=" + run_dir_.path()};
 }
 
-void LauncherLoop::signal_unit(std::size_t, pid_t pid, int sig) { ::kill(pid, sig); }
+void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
+  if (carrier.is_process()) ::kill(carrier.pid(), sig);
+}
 
-pid_t LauncherLoop::unit_pid(std::size_t unit) const { return tracker_->pid_of(unit); }
+UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
 std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
     const std::vector<std::size_t>& units) {
@@ -117,35 +108,16 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
       now.push_back(unit);
     } else {
       queued_.push_back({unit, attempt});
-      note_descriptor_budget(unit);
+      if (auto line = budget_->first_refusal(descriptor_cost_ ? descriptor_cost_(unit) : 0)) {
+        say(*line);
+      }
     }
   }
   start_now(now, attempt);
 }
 
 bool LauncherLoop::take_descriptors(std::size_t unit) {
-  std::size_t cost = descriptors_of(unit);
-  if (cost > 0 && descriptors_in_use_ > 0 && descriptors_in_use_ + cost > descriptor_budget_) {
-    return false;
-  }
-  descriptors_in_use_ += cost;
-  charged_[unit] = cost;
-  return true;
-}
-
-void LauncherLoop::release_descriptors(std::size_t unit) {
-  descriptors_in_use_ -= std::min(descriptors_in_use_, charged_[unit]);
-  charged_[unit] = 0;
-}
-
-void LauncherLoop::note_descriptor_budget(std::size_t unit) {
-  if (budget_said_) return;
-  budget_said_ = true;
-  std::size_t cost = std::max<std::size_t>(descriptors_of(unit), 1);
-  say("starting at most " + std::to_string(std::max<std::size_t>(descriptor_budget_ / cost, 1)) +
-      " tasks at a time: each running task holds " + std::to_string(cost) +
-      " descriptors and the limit on open files is " + std::to_string(descriptor_limit_) +
-      " (ulimit -n); the others wait their turn");
+  return budget_->take(unit, descriptor_cost_ ? descriptor_cost_(unit) : 0);
 }
 
 void LauncherLoop::start_queued() {
@@ -178,11 +150,11 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
   for (const auto& group : groups) {
     if (group.empty()) continue;
     try {
-      pid_t pid = start_units(group, attempt, unit_environment());
-      tracker_->started(pid, group, attempt);
+      UnitHandle carrier = start_units(group, attempt, unit_environment());
+      tracker_->started(carrier, group, attempt);
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
-        release_descriptors(unit);
+        budget_->release(unit);
         say(units_[unit].name + ": " + e.what());
         carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
       }
@@ -210,8 +182,8 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
         launch({action.task}, action.attempt);
         break;
       case Action::Kind::Signal:
-        if (pid_t pid = tracker_->pid_of(action.task); pid > 0) {
-          signal_unit(action.task, pid, action.signal);
+        if (UnitHandle carrier = tracker_->carrier_of(action.task)) {
+          signal_unit(action.task, carrier, action.signal);
         } else if (action.signal != SIGCONT && drop_queued(action.task)) {
           // Never started (waiting for descriptors): it ends as stopped.
           carry_out(supervisor_->task_exited(action.task, TaskExit{true, action.signal},
@@ -238,7 +210,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 }
 
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
-  release_descriptors(unit);
+  budget_->release(unit);
   if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
       signals_seen_ == 0) {
     // A task that never started may have no log.
@@ -264,34 +236,34 @@ void LauncherLoop::on_member_joined(const MemberJoined& event) {
 void LauncherLoop::on_member_ended(const MemberEnded& event) {
   std::size_t unit = unit_of_task(event.task);
   if (unit >= units_.size()) return;
-  pid_t pid = tracker_->pid_of(unit);
+  UnitHandle carrier = tracker_->carrier_of(unit);
   int attempt = static_cast<int>(event.attempt);
   if (event.failed) {
-    if (pid <= 0 || supervisor_->task(unit).attempt != attempt) return;
-    if (!unit_lost(unit, pid, event) || !tracker_->task_vanished(unit, attempt)) return;
+    if (!carrier || supervisor_->task(unit).attempt != attempt) return;
+    if (!unit_lost(unit, carrier, event) || !tracker_->task_vanished(unit, attempt)) return;
     unit_done(unit, TaskExit{true, SIGKILL}, true);
   } else {
     auto status = tracker_->task_left(unit, attempt, event.exit_status);
     if (!status) return;
     unit_done(unit, TaskExit{false, *status}, false);
   }
-  if (pid > 0 && tracker_->drained(pid)) process_drained(pid);
+  if (carrier && tracker_->drained(carrier)) carrier_drained(carrier);
 }
 
-std::string LauncherLoop::never_joined(pid_t, const base::ExitStatus& exit) {
+std::string LauncherLoop::never_joined(UnitHandle, const base::ExitStatus& exit) {
   return "its process " + exit.describe() + " before the task joined the program";
 }
 
-void LauncherLoop::end_process(pid_t pid, const base::ExitStatus& exit) {
-  for (std::size_t unit : tracker_->process_exited(pid)) {
+void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exit) {
+  for (std::size_t unit : tracker_->carrier_ended(carrier)) {
     TaskExit task_exit{exit.signaled, exit.code, {}};
-    if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(pid, exit);
+    if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(carrier, exit);
     unit_done(unit, task_exit, false);
   }
 }
 
 void LauncherLoop::kill_all() {
-  for (auto [pid, unit] : tracker_->processes()) signal_unit(unit, pid, SIGKILL);
+  for (auto [carrier, unit] : tracker_->carriers()) signal_unit(unit, carrier, SIGKILL);
 }
 
 void LauncherLoop::on_signals() {
@@ -308,7 +280,7 @@ void LauncherLoop::on_signals() {
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         auto exit = base::ExitStatus::from_wait_status(status);
         process_ended(pid, exit);
-        end_process(pid, exit);  // nothing for an orphan we subreaped
+        carrier_ended(UnitHandle::of_process(pid), exit);  // nothing for an orphan
       }
       continue;
     }
@@ -413,10 +385,8 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   std::vector<std::size_t> tasks_per_unit;
   for (const LaunchUnit& unit : units_) tasks_per_unit.push_back(unit.tasks.size());
   tracker_ = std::make_unique<UnitTracker>(std::move(tasks_per_unit));
-  charged_.assign(units_.size(), 0);
-  auto [limit, open] = descriptor_use();
-  descriptor_limit_ = limit;
-  descriptor_budget_ = limit > open + kReservedDescriptors ? limit - open - kReservedDescriptors : 0;
+  budget_ = std::make_unique<DescriptorBudget>(
+      DescriptorBudget::measure(units_.size(), kReservedDescriptors));
 
   carry_out(supervisor_->start(Clock::now()));
   std::optional<Clock::time_point> linger_until;
@@ -425,20 +395,26 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     if (finished_) {
       // Processes whose units all ended (steps flushing their last output)
       // end on their own in a moment; wait a little for them.
-      if (!tracker_->any_process()) break;
+      if (!tracker_->any_carrier()) break;
       if (!linger_until) linger_until = Clock::now() + kLinger;
       if (Clock::now() >= *linger_until) break;
     }
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
-    if (auto own = own_deadline(); own && (!deadline || *own < *deadline)) deadline = own;
+    for (const base::PollSource* source : sources_) {
+      if (auto own = source->deadline(); own && (!deadline || *own < *deadline)) deadline = own;
+    }
     int timeout = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
       timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
     }
     fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
-    watch(fds);
+    std::vector<std::size_t> source_begin;
+    for (base::PollSource* source : sources_) {
+      source_begin.push_back(fds.size());
+      source->watch(fds);
+    }
     const std::size_t watched_end = fds.size();
     base::TerminalStream* streams[] = {&base::terminal_stdout(), &base::terminal_stderr()};
     std::vector<base::TerminalStream*> writing;
@@ -457,7 +433,10 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     if (fds[1].revents & POLLIN) on_wakeup();
     // Output before exits, so that a task's last lines come before the
     // launcher's word on how it ended.
-    watched(fds.data() + 2, watched_end - 2);
+    for (std::size_t k = 0; k < sources_.size(); ++k) {
+      const std::size_t end = k + 1 < sources_.size() ? source_begin[k + 1] : watched_end;
+      sources_[k]->watched(fds.data() + source_begin[k], end - source_begin[k]);
+    }
     if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
     start_queued();

@@ -12,22 +12,26 @@
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
 // exit statuses), when one of them vanishes and the launcher says the unit
-// failed (unit_lost), or when its process exits first: the unit ends with
-// the process's status if every one of its tasks had joined the
-// rendezvous, else it failed whatever that status (its tasks never ran;
-// never_joined says why, e.g. srun's own messages). One process may carry several units (a
-// Slurm step of many tasks); it is then supervised per unit. A launcher
-// may also run a unit with no process of its own (the local launcher runs
-// plain tasks in-process): start_units then returns an id that is no pid
-// (above kMaxPid), and the launcher ends it with end_process(). Once the
-// program has finished, processes still running (steps flushing their
-// output) get a few seconds to end on their own before they are terminated.
+// failed (unit_lost), or when its carrier ends first: the unit ends with
+// the carrier's status if every one of its tasks had joined the rendezvous,
+// else it failed whatever that status (its tasks never ran; never_joined
+// says why, e.g. srun's own messages). A carrier (unit_handle.hpp) is a
+// child process (reaped by the loop) or a task the launcher runs itself
+// (the launcher reports its end with carrier_ended()). One process may
+// carry several units (a Slurm step of many tasks); it is then supervised
+// per unit. Once the program has finished, processes still running (steps
+// flushing their output) get a few seconds to end on their own before they
+// are terminated. Sources of events besides signals and the rendezvous
+// (task output, srun's stderr) are added with add_source(). Units start
+// while the descriptors they hold (descriptor_cost, when given) fit the
+// budget (descriptor_budget.hpp); the others wait, in order.
 #pragma once
 
 #include <poll.h>
 #include <sys/types.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,13 +40,16 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
+#include "slipway/base/poll_source.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
+#include "slipway/launch/descriptor_budget.hpp"
 #include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
+#include "slipway/launch/unit_handle.hpp"
 #include "slipway/launch/unit_tracker.hpp"
 
 namespace slipway::launch {
@@ -53,68 +60,62 @@ void say(const std::string& message);
 
 class LauncherLoop {
  public:
-  LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace);
+  // descriptor_cost(unit): descriptors of this process a running unit holds
+  // (empty: not counted).
+  LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace,
+               std::function<std::size_t(std::size_t unit)> descriptor_cost = {});
   virtual ~LauncherLoop();
 
   // The outcome is Ran, with the program's status and every unit's result.
   LaunchOutcome run(ControlPlaneOptions control_options);
 
  protected:
-  // Starts `units` (attempt `attempt`) as one process, with `env` added to
-  // this process's environment; returns the pid of the process that runs
-  // them. Several units only on attempt 0, as group_first_launches split
-  // them (one unit otherwise). Throws std::exception when it cannot start.
-  virtual pid_t start_units(const std::vector<std::size_t>& units, int attempt,
-                            const std::vector<std::string>& env) = 0;
+  // Starts `units` (attempt `attempt`) together, with `env` added to this
+  // process's environment; returns their carrier. Several units only on
+  // attempt 0, as group_first_launches split them (one unit otherwise).
+  // Throws std::exception when it cannot start.
+  virtual UnitHandle start_units(const std::vector<std::size_t>& units, int attempt,
+                                 const std::vector<std::string>& env) = 0;
   // Units about to start on `attempt` (before their start_units calls).
   virtual void launching(const std::vector<std::size_t>& /*units*/, int /*attempt*/) {}
   // Units starting together on their first attempt (in plan order), split
-  // into the sets that share one process; default: one process each.
+  // into the sets that share one carrier; default: one each.
   virtual std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& units);
-  // A running unit's agent vanished from the rendezvous without leaving
-  // (`pid`: the process carrying the unit). Returns whether the unit has
-  // failed now; otherwise it ends with its process. Default: false (a local
-  // agent that died is reaped with its real status).
-  virtual bool unit_lost(std::size_t /*unit*/, pid_t /*pid*/, const MemberEnded& /*event*/) {
+  // A running unit's agent vanished from the rendezvous without leaving.
+  // Returns whether the unit has failed now; otherwise it ends with its
+  // carrier. Default: false (a local agent that died is reaped with its
+  // real status).
+  virtual bool unit_lost(std::size_t /*unit*/, UnitHandle /*carrier*/, const MemberEnded& /*event*/) {
     return false;
   }
-  // How the process `pid` ended before the tasks of a unit it carried
-  // joined the rendezvous (called after process_ended, once per such unit;
-  // for end_process too). Default: "its process " + exit's description.
-  virtual std::string never_joined(pid_t pid, const base::ExitStatus& exit);
-  // Every unit of a still running process has ended.
-  virtual void process_drained(pid_t /*pid*/) {}
-  // A child process was reaped (any child: a unit's process or an orphan),
-  // before the loop ends the units it carried.
+  // How `carrier` ended before the tasks of a unit it carried joined the
+  // rendezvous (once per such unit). Default: "its process " + exit's
+  // description.
+  virtual std::string never_joined(UnitHandle carrier, const base::ExitStatus& exit);
+  // Every unit of a still running carrier has ended.
+  virtual void carrier_drained(UnitHandle /*carrier*/) {}
+  // A child process was reaped (any child: a unit's process, an orphan, a
+  // command of an in-launcher task), before the loop ends the units it
+  // carried.
   virtual void process_ended(pid_t /*pid*/, const base::ExitStatus& /*status*/) {}
-  // Descriptors to watch besides signals and wakeups: watch() adds them
-  // each turn of the loop, watched() gets the same entries back after
-  // poll, and own_deadline() is when the loop must come round at the latest
-  // for the launcher's own time-outs. Called every turn.
-  virtual void watch(std::vector<pollfd>& /*fds*/) {}
-  virtual void watched(const pollfd* /*fds*/, std::size_t /*count*/) {}
-  virtual std::optional<Clock::time_point> own_deadline() const { return std::nullopt; }
   // A key under ControlPlaneOptions::observed_key_prefix changed (set the
   // prefix in the options given to run()).
   virtual void key_changed(const std::string& /*key*/) {}
-  // The process `pid` ended with `status`: for an id start_units returned
-  // that is no child process; ends its units as a reaped child's.
-  void end_process(pid_t pid, const base::ExitStatus& status);
-  // Sends `sig` to a running unit.
-  virtual void signal_unit(std::size_t unit, pid_t pid, int sig);
-  // How many of this process's descriptors a running `unit` holds (its
-  // output pipes, log, held ports, rendezvous connection). Units start only
-  // while their sum stays within the soft limit on open files (less a
-  // reserve); the others wait, in order, for running ones to end (one line
-  // says so). 0 (the default): not counted.
-  virtual std::size_t descriptors_of(std::size_t /*unit*/) const { return 0; }
+  // Sends `sig` to a running unit; default: kill() of its process.
+  virtual void signal_unit(std::size_t unit, UnitHandle carrier, int sig);
+
+  // The carrier `carrier` (not a child process) ended with `status`: its
+  // units end as a reaped child's.
+  void carrier_ended(UnitHandle carrier, const base::ExitStatus& status);
+  // Watched every turn until the loop ends (not owned).
+  void add_source(base::PollSource& source) { sources_.push_back(&source); }
 
   const core::Plan& plan() const { return plan_; }
   const RunDirectory& run_dir() const { return run_dir_; }
   const std::vector<LaunchUnit>& units() const { return units_; }
-  // The process carrying `unit`, or -1 when the unit is not running.
-  pid_t unit_pid(std::size_t unit) const;
+  // The carrier of `unit`, or none when the unit is not running.
+  UnitHandle unit_carrier(std::size_t unit) const;
   std::size_t unit_of_task(const std::string& task_name) const;
   ControlPlane& control() { return *control_; }
 
@@ -123,8 +124,6 @@ class LauncherLoop {
   void launch(const std::vector<std::size_t>& units, int attempt);
   void start_now(const std::vector<std::size_t>& units, int attempt);
   bool take_descriptors(std::size_t unit);
-  void release_descriptors(std::size_t unit);
-  void note_descriptor_budget(std::size_t unit);
   void start_queued();
   bool drop_queued(std::size_t unit);
   void unit_done(std::size_t unit, TaskExit exit, bool quiet);
@@ -155,17 +154,15 @@ class LauncherLoop {
   int exit_code_ = 0;
   std::string finish_message_;
   int signals_seen_ = 0;
-  // Units waiting for descriptors (descriptors_of), in launch order.
+  // Units waiting for descriptors, in launch order.
   struct QueuedLaunch {
     std::size_t unit;
     int attempt;
   };
   std::deque<QueuedLaunch> queued_;
-  std::vector<std::size_t> charged_;  // per unit: descriptors it holds now
-  std::size_t descriptors_in_use_ = 0;
-  std::size_t descriptor_budget_ = 0;
-  std::size_t descriptor_limit_ = 0;
-  bool budget_said_ = false;
+  std::function<std::size_t(std::size_t)> descriptor_cost_;
+  std::unique_ptr<DescriptorBudget> budget_;
+  std::vector<base::PollSource*> sources_;
 };
 
 }  // namespace slipway::launch

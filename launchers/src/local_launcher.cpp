@@ -1,6 +1,6 @@
-// The local launcher: plans on this host, runs plain tasks itself
-// (inline_tasks.hpp) and starts slipway-exec for every other launch unit
-// (see local_launcher.hpp).
+// The local launcher: plans on this host, runs every task that is alone in
+// its unit itself (tasks/task_runner.hpp) and starts slipway-exec for each
+// colocate group (see local_launcher.hpp).
 #include "slipway/core/contract.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
@@ -11,15 +11,16 @@
 #include <optional>
 #include <string>
 
-#include "slipway/launch/inline_tasks.hpp"
 #include "launcher_loop.hpp"
-#include "slipway/core/plan_json.hpp"
-#include "slipway/exec/agent_environment.hpp"
 #include "slipway/base/process.hpp"
-#include "slipway/exec/task_command.hpp"
-#include "slipway/base/local_address.hpp"
 #include "slipway/base/scratch_dir.hpp"
-#include "slipway/exec/task_log.hpp"
+#include "slipway/core/plan_json.hpp"
+#include "slipway/launch/server_task_control.hpp"
+#include "slipway/tasks/horovod_task_hooks.hpp"
+#include "slipway/tasks/launch_environment.hpp"
+#include "slipway/tasks/task_log.hpp"
+#include "slipway/tasks/task_runner.hpp"
+
 
 extern char** environ;
 
@@ -29,33 +30,39 @@ namespace {
 class LocalRun : public LauncherLoop {
  public:
   LocalRun(const LocalRunOptions& options, core::Plan plan, RunDirectory run_dir)
-      : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
+      : LauncherLoop(std::move(plan), std::move(run_dir), options.grace,
+                     [this](std::size_t unit) { return descriptors_of(unit); }),
         options_(options),
         run_inline_(!is_off(std::getenv(core::env::kInlineTasks))) {}
 
  protected:
-  // A plain task runs in this process's event loop (inline_tasks.hpp),
-  // with the agent's own code for its environment, output and log.
+  // Tasks alone in their unit run in this process's event loop, with the
+  // task runner slipway-exec runs them with (tasks/task_runner.hpp).
   void launching(const std::vector<std::size_t>& starting, int attempt) override {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> tasks;
+    std::vector<tasks::TaskStart> tasks;
     for (std::size_t unit : starting) {
       if (runs_inline(unit)) {
-        tasks.emplace_back(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt));
+        tasks.push_back({units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), {}});
       }
     }
-    if (!tasks.empty()) inline_tasks().prepare(tasks);
+    if (!tasks.empty()) runner().prepare(tasks);
   }
 
-  // One unit a process (group_first_launches is not overridden).
-  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
-                    const std::vector<std::string>& env) override {
+  // One unit a carrier (group_first_launches is not overridden).
+  UnitHandle start_units(const std::vector<std::size_t>& group, int attempt,
+                         const std::vector<std::string>& env) override {
     const std::size_t unit = group.front();
     if (runs_inline(unit)) {
-      return inline_tasks().start(units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt),
-                                  env);
+      tasks::TaskStart start{units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), {}};
+      for (const auto& entry : env) {
+        auto eq = entry.find('=');
+        if (eq != std::string::npos) start.env[entry.substr(0, eq)] = entry.substr(eq + 1);
+      }
+      // A task that could not start has ended already: its end is reported
+      // on the loop's next turn, once the loop knows its carrier.
+      return UnitHandle::of_task(runner().start(start));
     }
-    // Colocated groups, mpi (a PMIx server) and horovod (its store) units:
-    // a slipway-exec of their own.
+    // Colocated groups and mpi tasks: a slipway-exec of their own.
     base::SpawnOptions spawn;
     spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
                   std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
@@ -65,46 +72,27 @@ class LocalRun : public LauncherLoop {
       spawn.argv.push_back("--task");
       spawn.argv.push_back(plan().tasks[task].name());
     }
-    spawn.env = exec::inherited_environment(environ);
+    spawn.env = tasks::inherited_environment(environ);
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
     spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
     spawn.parent_death_signal = SIGTERM;
-    return base::spawn(spawn);
+    // A stop sent while the agent starts waits for it (its signalfd).
+    spawn.blocked_signals = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
+    return UnitHandle::of_process(base::spawn(spawn));
   }
 
-  void signal_unit(std::size_t unit, pid_t pid, int sig) override {
-    if (inline_ && inline_->owns(pid)) {
-      inline_->signal(pid, sig);
+  void signal_unit(std::size_t unit, UnitHandle carrier, int sig) override {
+    if (!carrier.is_process()) {
+      if (runner_) runner_->signal(carrier.task(), sig);
     } else {
-      LauncherLoop::signal_unit(unit, pid, sig);
+      LauncherLoop::signal_unit(unit, carrier, sig);
     }
   }
   void process_ended(pid_t pid, const base::ExitStatus& status) override {
-    if (!inline_) return;
-    inline_->reaped(pid, status);
-    report_inline_ends();
-  }
-  void watch(std::vector<pollfd>& fds) override {
-    if (inline_) inline_->watch(fds);
-  }
-  void watched(const pollfd* fds, std::size_t count) override {
-    if (!inline_) return;
-    inline_->watched(fds, count);
-    report_inline_ends();
-  }
-  std::size_t descriptors_of(std::size_t unit) const override {
-    // A plain task: its two output pipes, its log and its held ports; an
-    // agent: its rendezvous connection (its pipes are its own).
-    if (!runs_inline(unit)) return 2;
-    return 3 + plan().tasks[units()[unit].tasks.front()].ports.size();
-  }
-  std::optional<Clock::time_point> own_deadline() const override {
-    return inline_ ? inline_->deadline() : std::nullopt;
+    if (runner_) runner_->reaped(pid, status);
   }
   void key_changed(const std::string& key) override {
-    if (!inline_) return;
-    inline_->key_changed(key);
-    report_inline_ends();
+    if (runner_) runner_->key_changed(key);
   }
 
  private:
@@ -112,32 +100,67 @@ class LocalRun : public LauncherLoop {
     return value && (std::string(value) == "0" || std::string(value) == "no");
   }
 
+  // Every task alone in its unit, but an mpi task: its PMIx server is
+  // one per slipway-exec, the layout whose fence failures, direct modex and
+  // retries are served (one server hosting every rank in this process
+  // would neither fail a fence when a local rank leaves nor take a retried
+  // rank back; issue 13's per-epoch worlds change that).
   bool runs_inline(std::size_t unit) const {
-    return run_inline_ && InlineTasks::can_run(plan(), units()[unit]);
+    const LaunchUnit& u = units()[unit];
+    return run_inline_ && u.tasks.size() == 1 &&
+           *plan().node(plan().tasks[u.tasks.front()]).framework != core::Framework::mpi;
   }
 
-  InlineTasks& inline_tasks() {
-    if (!inline_) {
-      InlineTaskOptions inline_options;
-      inline_options.log_dir = run_dir().logs_path();
-      // As agent_main: the environment may override both.
-      inline_options.advertise_host =
-          exec::advertise_host_from_environment("", control().endpoint());
-      inline_options.wire_timeout = exec::wire_timeout_from_environment(options_.wire_timeout);
-      inline_options.grace = options_.grace / 2;
-      inline_options.log_limit = options_.log_limit;
-      inline_ = std::make_unique<InlineTasks>(plan(), control().server(), inline_options);
+  // A task run here: its output pipes, log and held ports; an agent: its
+  // rendezvous connection (its pipes are its own).
+  std::size_t descriptors_of(std::size_t unit) const {
+    if (!runs_inline(unit)) return 2;
+    return tasks::TaskRunner::descriptors_per_task(plan().tasks[units()[unit].tasks.front()]);
+  }
+
+  tasks::TaskRunner& runner() {
+    if (runner_) return *runner_;
+    control_ = std::make_unique<ServerTaskControl>(control().server(), control().endpoint(),
+                                                   control().token());
+    tasks::TaskRunnerOptions runner_options;
+    runner_options.speaker = "slipway";
+    runner_options.log_dir = run_dir().logs_path();
+    runner_options.log_limit = options_.log_limit;
+    // As agent_main: the environment may override both.
+    runner_options.advertise_host = tasks::advertise_host_from_environment("", control().endpoint());
+    runner_options.wire_timeout = tasks::wire_timeout_from_environment(options_.wire_timeout);
+    runner_options.grace = options_.grace / 2;
+    runner_options.inherited_env = tasks::inherited_environment(environ);
+    runner_options.hooks.push_back(&horovod_hooks_);
+    runner_ = std::make_unique<tasks::TaskRunner>(plan(), *control_, std::move(runner_options));
+    runner_source_ = std::make_unique<RunnerSource>(*this);
+    add_source(*runner_source_);
+    return *runner_;
+  }
+
+  // The runner as the loop polls it; the ends of its tasks are reported
+  // here, the one place (never from inside a start or a signal).
+  struct RunnerSource final : base::PollSource {
+    explicit RunnerSource(LocalRun& owner) : run(owner) {}
+    void watch(std::vector<pollfd>& fds) override { run.runner_->watch(fds); }
+    void watched(const pollfd* fds, std::size_t count) override {
+      run.runner_->watched(fds, count);
+      for (const tasks::TaskEnd& end : run.runner_->take_ended()) {
+        run.carrier_ended(UnitHandle::of_task(end.id), end.status);
+      }
     }
-    return *inline_;
-  }
-
-  void report_inline_ends() {
-    for (const auto& [id, status] : inline_->take_ended()) end_process(id, status);
-  }
+    std::optional<Clock::time_point> deadline() const override { return run.runner_->deadline(); }
+    LocalRun& run;
+  };
 
   const LocalRunOptions& options_;
   bool run_inline_;
-  std::unique_ptr<InlineTasks> inline_;
+  // Destroyed in reverse: the runner first (its commands killed), then the
+  // hooks (Horovod's store), then the control.
+  std::unique_ptr<ServerTaskControl> control_;
+  tasks::HorovodTaskHooks horovod_hooks_;
+  std::unique_ptr<tasks::TaskRunner> runner_;
+  std::unique_ptr<RunnerSource> runner_source_;
 };
 
 }  // namespace
@@ -146,7 +169,7 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
   LocalRunOptions options = given;
   LaunchOutcome refused;
   refused.kind = LaunchOutcome::Kind::Invalid;
-  if (auto limit = exec::log_limit_from_environment()) {
+  if (auto limit = tasks::log_limit_from_environment()) {
     options.log_limit = *limit;
   } else {
     refused.problems.push_back(

@@ -59,14 +59,15 @@ class SlurmRun : public LauncherLoop {
         options_(options),
         job_(std::move(job)) {
     for (const auto& unit : units()) unit_host_.push_back(this->plan().hosts.at(unit.host).name);
+    add_source(srun_stderr_);
   }
 
  protected:
-  pid_t start_units(const std::vector<std::size_t>& group, int attempt,
-                    const std::vector<std::string>& env) override {
+  UnitHandle start_units(const std::vector<std::size_t>& group, int attempt,
+                         const std::vector<std::string>& env) override {
     if (group.size() > 1) {
       StepRequest step = step_for_units(plan(), units(), group, unit_host_);
-      return start_step(step, 0, env);
+      return UnitHandle::of_process(start_step(step, 0, env));
     }
     const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
@@ -78,7 +79,7 @@ class SlurmRun : public LauncherLoop {
       step.agent_argv.push_back(plan().tasks[task].name());
     }
     if (attempt > 0) say(u.name + ": new step on " + step.host);
-    return start_step(step, attempt, env);
+    return UnitHandle::of_process(start_step(step, attempt, env));
   }
 
   // Replicas of one node on one host starting together share a step (one
@@ -91,9 +92,9 @@ class SlurmRun : public LauncherLoop {
 
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
   // through the rendezvous instead, and a kill through srun.
-  void signal_unit(std::size_t unit, pid_t pid, int sig) override {
+  void signal_unit(std::size_t unit, UnitHandle step, int sig) override {
     if (sig == SIGKILL) {
-      ::kill(pid, SIGTERM);
+      ::kill(step.pid(), SIGTERM);
       return;
     }
     for (std::uint32_t t : units()[unit].tasks) {
@@ -105,17 +106,17 @@ class SlurmRun : public LauncherLoop {
   // The agent vanished without leaving: its host (or its step) is gone,
   // and srun would wait for Slurm to notice. The unit has failed now and
   // is resubmitted away from that host.
-  bool unit_lost(std::size_t unit, pid_t pid, const MemberEnded& event) override {
+  bool unit_lost(std::size_t unit, UnitHandle step, const MemberEnded& event) override {
     lost_hosts_.insert(unit_host_[unit]);
-    steps_with_losses_.insert(pid);
+    steps_with_losses_.insert(step.pid());
     say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); host marked lost");
     return true;
   }
 
   // A step whose units have all ended but which lost one waits for Slurm to
   // notice the host (SlurmdTimeout): cancel it now.
-  void process_drained(pid_t pid) override {
-    if (steps_with_losses_.erase(pid)) ::kill(pid, SIGKILL);
+  void carrier_drained(UnitHandle step) override {
+    if (steps_with_losses_.erase(step.pid())) ::kill(step.pid(), SIGKILL);
   }
 
   void process_ended(pid_t pid, const base::ExitStatus&) override {
@@ -127,14 +128,12 @@ class SlurmRun : public LauncherLoop {
 
   // srun exits 0 when Slurm could not launch a step's tasks (e.g. "task 0
   // launch failed: Plugin initialization failed"): say what srun said.
-  std::string never_joined(pid_t pid, const base::ExitStatus& exit) override {
-    std::string slurm = pid == ended_step_ ? ended_step_messages_ : std::string();
+  std::string never_joined(UnitHandle step, const base::ExitStatus& exit) override {
+    std::string slurm = step.pid() == ended_step_ ? ended_step_messages_ : std::string();
     return "its job step ended before the task joined the program (srun " + exit.describe() +
            (slurm.empty() ? std::string() : ": " + slurm) + ")";
   }
 
-  void watch(std::vector<pollfd>& fds) override { srun_stderr_.watch(fds); }
-  void watched(const pollfd* fds, std::size_t count) override { srun_stderr_.watched(fds, count); }
 
   pid_t start_step(StepRequest& step, int attempt, const std::vector<std::string>& env) {
     step.job_id = job_.job_id;
@@ -183,7 +182,7 @@ class SlurmRun : public LauncherLoop {
       held[step_held.host].gpus += step_held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
-      if (u == unit || unit_pid(u) <= 0) continue;
+      if (u == unit || !unit_carrier(u)) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
       used[unit_host_[u]].cpus += other.cpus;
       used[unit_host_[u]].gpus += other.gpus;

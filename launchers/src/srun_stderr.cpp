@@ -76,7 +76,7 @@ void SrunStderr::adopt(pid_t pid) {
   if (pending_) pipes_[pid].read_end = std::move(pending_);
 }
 
-void SrunStderr::watch(std::vector<pollfd>& fds) const {
+void SrunStderr::watch(std::vector<pollfd>& fds) {
   for (const auto& [pid, pipe] : pipes_) {
     if (pipe.read_end) fds.push_back({pipe.read_end.get(), POLLIN, 0});
   }

@@ -16,39 +16,45 @@
 
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/process.hpp"
-#include "slipway/exec/rendezvous_wiring.hpp"
-#include "slipway/exec/task_command.hpp"
-#include "slipway/exec/task_log.hpp"
 #include "slipway/core/task_replica.hpp"
+#include "slipway/tasks/horovod_task_hooks.hpp"
+#include "slipway/tasks/launch_environment.hpp"
+#include "slipway/tasks/rendezvous_task_control.hpp"
+#include "slipway/tasks/task_log.hpp"
 #ifdef SLIPWAY_HAVE_PMIX
-#include "slipway/exec/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
+#include "slipway/pmix/mpi_task_hooks.hpp"  // framework = "mpi": the agent hosts a PMIx server
 #endif
 
 namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options) {
   base::disable_core_dumps();  // SLIPWAY_TOKEN is in our environment
-  options.wire_timeout = wire_timeout_from_environment(options.wire_timeout);
-  if (auto limit = log_limit_from_environment()) {
+  options.wire_timeout = tasks::wire_timeout_from_environment(options.wire_timeout);
+  if (auto limit = tasks::log_limit_from_environment()) {
     options.log_limit = *limit;
   } else {
     std::fprintf(stderr, "slipway-exec: SLIPWAY_LOG_LIMIT is no size (bytes, optional K, M or G "
                          "suffix); logs keep the default bound of 64 MiB\n");
   }
   const char* rdzv = std::getenv(core::env::kRendezvous);
-  options.advertise_host = advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");
-  WiringFactory wiring;
+  options.advertise_host =
+      tasks::advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");
+  // The control outlives the hooks: a PMIx server host holds the tasks'
+  // member connections until it ends.
+  std::unique_ptr<tasks::RendezvousTaskControl> control;
   try {
-    wiring = rendezvous_wiring_from_environment(options.attempt);
+    control = tasks::RendezvousTaskControl::from_environment(options.wire_timeout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slipway-exec: %s\n", e.what());
     return 1;
   }
+  tasks::HorovodTaskHooks horovod_hooks;
+  options.hooks.push_back(&horovod_hooks);
 #ifdef SLIPWAY_HAVE_PMIX
-  auto mpi_hooks = exec::make_mpi_task_hooks(options.tasks);
+  auto mpi_hooks = pmix::make_mpi_task_hooks(options.tasks, rdzv, "slipway-exec");
   options.hooks.push_back(mpi_hooks.get());
 #endif
-  return run_agent(plan, options, wiring);
+  return run_agent(plan, options, *control);
 }
 
 std::optional<std::string> replica_from_environment() {

@@ -94,7 +94,7 @@ std::vector<Bytes> garbage_addresses(const Bytes& real) {
 
 }  // namespace
 
-TEST_CASE("channels: a hello whose caller address is garbage is refused and the callee lives",
+TEST_CASE("a hello whose caller address is garbage is refused and the callee lives",
           "[channels][attack]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
@@ -114,7 +114,7 @@ TEST_CASE("channels: a hello whose caller address is garbage is refused and the 
   CHECK(callee.stats().callers == 1);
 }
 
-TEST_CASE("channels: calls from senders that never said hello are dropped unread, nothing kept",
+TEST_CASE("calls from senders that never said hello are dropped unread, nothing kept",
           "[channels][attack]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
@@ -145,7 +145,7 @@ TEST_CASE("channels: calls from senders that never said hello are dropped unread
   CHECK(callee.stats().requests_received == 1);
 }
 
-TEST_CASE("channels: a garbage address published in the rendezvous fails calls, never the caller",
+TEST_CASE("a garbage address published in the rendezvous fails calls, never the caller",
           "[channels][attack]") {
   Program program;
   Endpoint learner(options_for("tcp", "learner.0"), program.directory());

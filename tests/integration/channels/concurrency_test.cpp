@@ -8,7 +8,7 @@
 using namespace slipway::channels;
 using namespace slipway::channels::testing;
 
-TEST_CASE("channels: many concurrent callers each get their own replies", "[channels][concurrency]") {
+TEST_CASE("many concurrent callers each get their own replies", "[channels][concurrency]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
   const int kCallers = 6;

@@ -22,7 +22,7 @@ ChannelError call_error(const Handle& handle, const std::string& method, Bytes r
 
 }  // namespace
 
-TEST_CASE("channels: a request over the caller's own limit fails before anything is sent",
+TEST_CASE("a request over the caller's own limit fails before anything is sent",
           "[channels][limits]") {
   Endpoint server(options_for("tcp", "server"));
   server.register_method("echo", [](ByteView r) { return to_bytes(r); });
@@ -41,7 +41,7 @@ TEST_CASE("channels: a request over the caller's own limit fails before anything
   CHECK(handle.call("echo", Bytes(1 << 20)).size() == (1u << 20));
 }
 
-TEST_CASE("channels: a request over the callee's limit is refused unread, eager or rendezvous",
+TEST_CASE("a request over the callee's limit is refused unread, eager or rendezvous",
           "[channels][limits]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
@@ -71,7 +71,7 @@ TEST_CASE("channels: a request over the callee's limit is refused unread, eager 
   CHECK(handled == 1);
 }
 
-TEST_CASE("channels: replies over a limit fail the call on either side", "[channels][limits]") {
+TEST_CASE("replies over a limit fail the call on either side", "[channels][limits]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
   auto big_options = options_for(tls, "big.0");
@@ -98,7 +98,7 @@ TEST_CASE("channels: replies over a limit fail the call on either side", "[chann
   CHECK(handle.call("blob", to_bytes("100")).size() == 100);
 }
 
-TEST_CASE("channels: large payloads beyond max_receive_bytes are refused as overload",
+TEST_CASE("large payloads beyond max_receive_bytes are refused as overload",
           "[channels][limits]") {
   auto options = options_for("tcp", "tight.0");
   options.max_receive_bytes = 512 * 1024;
@@ -115,7 +115,7 @@ TEST_CASE("channels: large payloads beyond max_receive_bytes are refused as over
   CHECK(to_string(handle.call("take", Bytes(256 * 1024))) == "262144");
 }
 
-TEST_CASE("channels: requests beyond max_queued_requests are refused as overload", "[channels][limits]") {
+TEST_CASE("requests beyond max_queued_requests are refused as overload", "[channels][limits]") {
   auto options = options_for("tcp", "busy.0");
   options.max_queued_requests = 2;
   Endpoint server(options);

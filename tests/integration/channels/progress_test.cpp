@@ -59,7 +59,7 @@ double process_cpu_ms() {
 
 }  // namespace
 
-TEST_CASE("channels: endpoints that serve and call each other agree in every progress mode",
+TEST_CASE("endpoints that serve and call each other agree in every progress mode",
           "[channels][progress]") {
   auto tls = any_transport();
   auto mode = any_mode();
@@ -137,7 +137,7 @@ TEST_CASE("channels: endpoints that serve and call each other agree in every pro
   a.close();
 }
 
-TEST_CASE("channels: an endpoint spends no CPU once its traffic stops", "[channels][progress]") {
+TEST_CASE("an endpoint spends no CPU once its traffic stops", "[channels][progress]") {
   auto tls = any_transport();
   auto mode = GENERATE(Mode{"default", true, 100, 0}, Mode{"busy poll", true, 100, 200});
   INFO("UCX_TLS=" << tls << " mode " << mode.name);
@@ -155,7 +155,7 @@ TEST_CASE("channels: an endpoint spends no CPU once its traffic stops", "[channe
   CHECK(to_string(handle.call("echo", to_bytes("again"))) == "again");
 }
 
-TEST_CASE("channels: a zero timeout fails the call even when the reply is instant",
+TEST_CASE("a zero timeout fails the call even when the reply is instant",
           "[channels][progress]") {
   auto tls = any_transport();
   auto mode = any_mode();

@@ -11,7 +11,7 @@ using namespace slipway::channels;
 using namespace slipway::channels::testing;
 using namespace std::chrono_literals;
 
-TEST_CASE("channels: endpoints publish and resolve through the rendezvous", "[channels][rendezvous]") {
+TEST_CASE("endpoints publish and resolve through the rendezvous", "[channels][rendezvous]") {
   Program program;
   Endpoint learner(options_for("tcp", "learner.0"), program.directory());
   learner.register_method("step", [](ByteView) { return to_bytes("7"); });
@@ -22,7 +22,7 @@ TEST_CASE("channels: endpoints publish and resolve through the rendezvous", "[ch
   CHECK(to_string(actor.resolve("learner").call("step", {})) == "7");
 }
 
-TEST_CASE("channels: a callee restarted under the rendezvous is followed", "[channels][rendezvous]") {
+TEST_CASE("a callee restarted under the rendezvous is followed", "[channels][rendezvous]") {
   Program program;
   std::mutex mutex;
   std::vector<Responder> parked;
@@ -83,7 +83,7 @@ TEST_CASE("channels: a callee restarted under the rendezvous is followed", "[cha
   CHECK(program.server.get("ucx/svc/0") == std::string());
 }
 
-TEST_CASE("channels: resolve_all reads the replica count published from the task environment",
+TEST_CASE("resolve_all reads the replica count published from the task environment",
           "[channels][rendezvous]") {
   Program program;
   std::vector<std::unique_ptr<Endpoint>> actors;
@@ -107,7 +107,7 @@ TEST_CASE("channels: resolve_all reads the replica count published from the task
   CHECK(to_string(handles[1].call("r", {})) == "1");
 }
 
-TEST_CASE("channels: from_environment names what is missing", "[channels][rendezvous]") {
+TEST_CASE("from_environment names what is missing", "[channels][rendezvous]") {
   ::unsetenv("SLIPWAY_RDZV");
   ::unsetenv("SLIPWAY_TOKEN");
   try {

@@ -37,7 +37,7 @@ void wait_until_parked(std::mutex& mutex, const std::vector<Responder>& parked, 
 
 }  // namespace
 
-TEST_CASE("channels: a handle resolved by name follows its callee's restarts", "[channels][restart]") {
+TEST_CASE("a handle resolved by name follows its callee's restarts", "[channels][restart]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
   auto directory = std::make_shared<LocalDirectory>();
@@ -98,7 +98,7 @@ TEST_CASE("channels: a handle resolved by name follows its callee's restarts", "
   }
 }
 
-TEST_CASE("channels: resolve_all gives one handle per replica, in order", "[channels][restart]") {
+TEST_CASE("resolve_all gives one handle per replica, in order", "[channels][restart]") {
   auto directory = std::make_shared<LocalDirectory>();
   directory->declare_replicas("actor", 3);
   std::vector<std::unique_ptr<Endpoint>> actors;
@@ -118,7 +118,7 @@ TEST_CASE("channels: resolve_all gives one handle per replica, in order", "[chan
   CHECK_THROWS_AS(learner.resolve_all("nobody", 100ms), ChannelError);
 }
 
-TEST_CASE("channels: publish and resolve without a directory say what is missing", "[channels][restart]") {
+TEST_CASE("publish and resolve without a directory say what is missing", "[channels][restart]") {
   Endpoint endpoint(options_for("tcp", "lonely"));
   try {
     endpoint.resolve("svc");
@@ -129,7 +129,7 @@ TEST_CASE("channels: publish and resolve without a directory say what is missing
   }
 }
 
-TEST_CASE("channels: a callee closed while large replies are in flight fails them cleanly",
+TEST_CASE("a callee closed while large replies are in flight fails them cleanly",
           "[channels][restart]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);

@@ -12,7 +12,7 @@ using namespace slipway::channels;
 using namespace slipway::channels::testing;
 using namespace std::chrono_literals;
 
-TEST_CASE("channels: a call returns the callee's reply, for every payload size", "[channels][rpc]") {
+TEST_CASE("a call returns the callee's reply, for every payload size", "[channels][rpc]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
   Endpoint server(options_for(tls, "server"));
@@ -29,7 +29,7 @@ TEST_CASE("channels: a call returns the callee's reply, for every payload size",
   }
 }
 
-TEST_CASE("channels: payloads above the rendezvous threshold are fetched by UCX's rendezvous protocol",
+TEST_CASE("payloads above the rendezvous threshold are fetched by UCX's rendezvous protocol",
           "[channels][rpc]") {
   auto tls = any_transport();
   INFO("UCX_TLS=" << tls);
@@ -59,7 +59,7 @@ TEST_CASE("channels: payloads above the rendezvous threshold are fetched by UCX'
   CHECK(server.stats().rendezvous_receives == after_small.rendezvous_receives + 1);
 }
 
-TEST_CASE("channels: a callee's exception reaches the caller with its message", "[channels][rpc]") {
+TEST_CASE("a callee's exception reaches the caller with its message", "[channels][rpc]") {
   auto tls = any_transport();
   Endpoint server(options_for(tls, "learner.0"));
   server.register_method("get_weights", [](ByteView) -> Bytes {
@@ -81,7 +81,7 @@ TEST_CASE("channels: a callee's exception reaches the caller with its message", 
   CHECK(to_string(handle.call("ping", {})) == "pong");
 }
 
-TEST_CASE("channels: an unknown method is refused with the callee's list of methods", "[channels][rpc]") {
+TEST_CASE("an unknown method is refused with the callee's list of methods", "[channels][rpc]") {
   Endpoint server(options_for("tcp", "replay.0"));
   server.register_method("insert", [](ByteView) { return Bytes{}; });
   server.register_method("sample", [](ByteView) { return Bytes{}; });
@@ -97,7 +97,7 @@ TEST_CASE("channels: an unknown method is refused with the callee's list of meth
   }
 }
 
-TEST_CASE("channels: futures and one-way sends", "[channels][rpc]") {
+TEST_CASE("futures and one-way sends", "[channels][rpc]") {
   auto tls = any_transport();
   Endpoint server(options_for(tls, "server"));
   std::mutex mutex;
@@ -127,7 +127,7 @@ TEST_CASE("channels: futures and one-way sends", "[channels][rpc]") {
   CHECK(notes.back() == "n9");
 }
 
-TEST_CASE("channels: an async handler answers from another thread", "[channels][rpc]") {
+TEST_CASE("an async handler answers from another thread", "[channels][rpc]") {
   Endpoint server(options_for("tcp", "server"));
   std::vector<std::thread> workers;
   server.register_async_method("later", [&](ByteView request, Responder responder) {
@@ -150,7 +150,7 @@ TEST_CASE("channels: an async handler answers from another thread", "[channels][
   for (auto& t : workers) t.join();
 }
 
-TEST_CASE("channels: calls time out with a message that says what was missing", "[channels][rpc]") {
+TEST_CASE("calls time out with a message that says what was missing", "[channels][rpc]") {
   auto tls = any_transport();
   Endpoint server(options_for(tls, "slow.0"));
   std::vector<Responder> parked;
@@ -177,7 +177,7 @@ TEST_CASE("channels: calls time out with a message that says what was missing", 
   CHECK(to_string(handle.call("ping", {})) == "pong");
 }
 
-TEST_CASE("channels: a blocking call from the progress thread is refused, handler threads may call",
+TEST_CASE("a blocking call from the progress thread is refused, handler threads may call",
           "[channels][rpc]") {
   Endpoint backend(options_for("tcp", "backend.0"));
   backend.register_method("value", [](ByteView) { return to_bytes("42"); });
@@ -209,7 +209,7 @@ TEST_CASE("channels: a blocking call from the progress thread is refused, handle
         "42");
 }
 
-TEST_CASE("channels: a closed endpoint fails its pending calls and refuses new ones", "[channels][rpc]") {
+TEST_CASE("a closed endpoint fails its pending calls and refuses new ones", "[channels][rpc]") {
   Endpoint server(options_for("tcp", "server"));
   server.register_async_method("park", [](ByteView, Responder r) {
     // Keep it unanswered: destroyed only when the server closes.
@@ -229,7 +229,7 @@ TEST_CASE("channels: a closed endpoint fails its pending calls and refuses new o
   CHECK_THROWS_AS(handle.call("park", {}), ChannelError);
 }
 
-TEST_CASE("channels: a bad UCX transport setting is refused with a hint", "[channels][rpc]") {
+TEST_CASE("a bad UCX transport setting is refused with a hint", "[channels][rpc]") {
   auto options = options_for("no_such_transport", "bad");
   try {
     Endpoint endpoint(options);

@@ -10,5 +10,5 @@ program "$WORK/big.toml" big a true "[node.a.env]" "V0 = \"$value\"" "V1 = \"$va
 
 run_logged "$WORK/out" bash -c 'ulimit -s 256 && exec timeout 60 "$0" run "$1"' "$SLIPWAY" "$WORK/big.toml"
 expect_status 1
-expect_line "$WORK/out" "a\.0: cannot run 'sh' \(arguments and environment take [0-9]+ bytes, over this system's limit of [0-9]+ \(ulimit -s / 4\); the largest variable is V[0-2], 60004 bytes\): Argument list too long"
+expect_line "$WORK/out" "a\.0: slipway: cannot run 'sh' \(arguments and environment take [0-9]+ bytes, over this system's limit of [0-9]+ \(ulimit -s / 4\); the largest variable is V[0-2], 60004 bytes\): Argument list too long"
 echo PASS

@@ -16,7 +16,7 @@
 #include "slipway/core/topology.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
-#include "slipway/exec/mpi_task_hooks.hpp"
+#include "slipway/pmix/mpi_task_hooks.hpp"
 
 extern char** environ;
 
@@ -145,7 +145,7 @@ std::vector<Client> Scenario::start(const std::vector<std::uint32_t>& ranks,
                                     const std::vector<std::string>& argv,
                                     const std::map<std::string, std::string>& extra_env) {
   // One server per process here: no other agent shares these directories.
-  auto env = slipway::exec::open_mpi_environment("/tmp", "/dev/shm");
+  auto env = slipway::pmix::open_mpi_environment("/tmp", "/dev/shm");
   for (const auto& [k, v] : extra_env) env[k] = v;
   auto link_for = [this](std::uint32_t rank) {
     const auto& p = world().procs()[rank];

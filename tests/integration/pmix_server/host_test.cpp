@@ -36,7 +36,7 @@ void wait_for_fence(InProcessControlPlane& plane) {
 
 }  // namespace
 
-TEST_CASE("pmix host: an Open MPI program initialises, allreduces and finalizes as four ranks of one server",
+TEST_CASE("host: an Open MPI program initialises, allreduces and finalizes as four ranks of one server",
           "[pmix][mpi]") {
   Scenario s(kFourRanks, {0, 1, 2, 3});
   auto clients = s.start({0, 1, 2, 3}, {SLIPWAY_MPI_ALLREDUCE});
@@ -47,7 +47,7 @@ TEST_CASE("pmix host: an Open MPI program initialises, allreduces and finalizes 
   CHECK(lines_with(clients, "sum 10 ok").size() == 4);
 }
 
-TEST_CASE("pmix host: clients read size, ranks, local peers, app numbers and hostnames", "[pmix]") {
+TEST_CASE("host: clients read size, ranks, local peers, app numbers and hostnames", "[pmix]") {
   Scenario s(kFourRanks, {0, 1, 2, 3});
   auto clients = s.start({0, 1, 2, 3}, {SLIPWAY_PMIX_PROBE, "info"});
   wait_all(clients);
@@ -63,7 +63,7 @@ TEST_CASE("pmix host: clients read size, ranks, local peers, app numbers and hos
   CHECK(lines_with(clients, "fence SUCCESS").size() == 4);
 }
 
-TEST_CASE("pmix host: a server's local peers are its own ranks only", "[pmix]") {
+TEST_CASE("host: a server's local peers are its own ranks only", "[pmix]") {
   Scenario s(kFourRanks, {1, 3});
   std::thread remote([&] {
     // Play the agents of ranks 0 and 2 in the probes' fence.
@@ -80,7 +80,7 @@ TEST_CASE("pmix host: a server's local peers are its own ranks only", "[pmix]") 
   CHECK(lines_with(clients, "fence SUCCESS").size() == 2);
 }
 
-TEST_CASE("pmix host: MPMD: two mpi nodes are two applications of one MPI world", "[pmix][mpi]") {
+TEST_CASE("host: MPMD: two mpi nodes are two applications of one MPI world", "[pmix][mpi]") {
   Scenario s(R"(
 [program]
 name = "pmix-mpmd"
@@ -102,7 +102,7 @@ framework = "mpi"
   CHECK(lines_with(clients, "sum 15 ok").size() == 5);
 }
 
-TEST_CASE("pmix host: a key published by one node is looked up by another", "[pmix]") {
+TEST_CASE("host: a key published by one node is looked up by another", "[pmix]") {
   Scenario s(R"(
 [program]
 name = "pmix-pub"
@@ -134,7 +134,7 @@ framework = "mpi"
   CHECK(lines_with(rival, "publish service-port DUPLICATE KEY").size() == 1);
 }
 
-TEST_CASE("pmix host: a fence whose member dies elsewhere returns an error instead of hanging", "[pmix]") {
+TEST_CASE("host: a fence whose member dies elsewhere returns an error instead of hanging", "[pmix]") {
   // Ranks 0..2 are ours; rank 3 (mpi.3) lives in another agent that dies
   // before entering the fence.
   Scenario s(kFourRanks, {0, 1, 2});
@@ -147,7 +147,7 @@ TEST_CASE("pmix host: a fence whose member dies elsewhere returns an error inste
   CHECK(lines_with(clients, "fence-nodata PROC TERMINATED WITHOUT SYNC").size() == 3);
 }
 
-TEST_CASE("pmix host: a fence over a member that has already ended fails at once", "[pmix]") {
+TEST_CASE("host: a fence over a member that has already ended fails at once", "[pmix]") {
   Scenario s(kFourRanks, {0, 1, 2});
   s.plane.end_member(MemberEnded{"mpi", 3, false, 2, ""});
   auto clients = s.start({0, 1, 2}, {SLIPWAY_PMIX_PROBE, "fence-nodata"});
@@ -156,7 +156,7 @@ TEST_CASE("pmix host: a fence over a member that has already ended fails at once
   CHECK(lines_with(clients, "fence-nodata PROC TERMINATED WITHOUT SYNC").size() == 3);
 }
 
-TEST_CASE("pmix host: a peer ending abnormally elsewhere raises PMIX_EVENT_PROC_TERMINATED here", "[pmix]") {
+TEST_CASE("host: a peer ending abnormally elsewhere raises PMIX_EVENT_PROC_TERMINATED here", "[pmix]") {
   Scenario s(kFourRanks, {0, 1, 2});
   auto clients = s.start({0, 1, 2}, {SLIPWAY_PMIX_PROBE, "event"});
   // Play mpi.3: take part in the probes' first fence, then exit with 5.
@@ -173,7 +173,7 @@ TEST_CASE("pmix host: a peer ending abnormally elsewhere raises PMIX_EVENT_PROC_
   CHECK(lines_with(clients, "event proc-terminated rank 3").size() == 3);
 }
 
-TEST_CASE("pmix host: abort is reported naming the task and releases the aborting client", "[pmix]") {
+TEST_CASE("host: abort is reported naming the task and releases the aborting client", "[pmix]") {
   std::mutex mutex;
   std::vector<std::string> logged;
   ServerHostOptions options;

@@ -50,32 +50,32 @@ struct RendezvousHarness : Harness {
 
 }  // namespace
 
-TEST_CASE("pmix backend: rendezvous fence completes with blobs in member order", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous fence completes with blobs in member order", "[pmix][backend]") {
   RendezvousHarness h;
   fence_completes_in_member_order(h);
 }
 
-TEST_CASE("pmix backend: rendezvous fence fails when a member ends", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous fence fails when a member ends", "[pmix][backend]") {
   RendezvousHarness h;
   fence_fails_when_a_member_ends(h);
 }
 
-TEST_CASE("pmix backend: rendezvous fence times out", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous fence times out", "[pmix][backend]") {
   RendezvousHarness h;
   fence_times_out(h);
 }
 
-TEST_CASE("pmix backend: rendezvous keys (create, task scope, erase)", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous keys (create, task scope, erase)", "[pmix][backend]") {
   RendezvousHarness h;
   keys_create_and_task_scope(h);
 }
 
-TEST_CASE("pmix backend: rendezvous wait_for answers or times out", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous wait_for answers or times out", "[pmix][backend]") {
   RendezvousHarness h;
   wait_for_answers_or_times_out(h);
 }
 
-TEST_CASE("pmix backend: rendezvous watchers hear members end", "[pmix][backend]") {
+TEST_CASE("backend: rendezvous watchers hear members end", "[pmix][backend]") {
   RendezvousHarness h;
   watchers_hear_members_end(h);
 }

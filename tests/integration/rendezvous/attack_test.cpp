@@ -66,7 +66,7 @@ struct RendezvousProcess {
 
 }  // namespace
 
-TEST_CASE("rendezvous attack: pipelined gets of a 4 MiB value are all served within a bounded queue",
+TEST_CASE("attack: pipelined gets of a 4 MiB value are all served within a bounded queue",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 9: 100 gets (1.6 KB sent) would queue 400 MiB of replies.
   RendezvousProcess server({});
@@ -101,7 +101,7 @@ TEST_CASE("rendezvous attack: pipelined gets of a 4 MiB value are all served wit
   CHECK(peak_resident_bytes(server.child.pid) < before + 96 * kMiB);
 }
 
-TEST_CASE("rendezvous attack: a fence naming 2^20 members costs what its entrants cost",
+TEST_CASE("attack: a fence naming 2^20 members costs what its entrants cost",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 10: each such 72-byte request cost 56 MiB.
   SECTION("outside a declared program it is refused") {
@@ -139,7 +139,7 @@ TEST_CASE("rendezvous attack: a fence naming 2^20 members costs what its entrant
   }
 }
 
-TEST_CASE("rendezvous attack: join-and-disconnect cycles never lock real members out",
+TEST_CASE("attack: join-and-disconnect cycles never lock real members out",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 11: records were never freed; after max_members cycles
   // every join was refused. The table is small here (64) to cycle it fast.
@@ -171,7 +171,7 @@ TEST_CASE("rendezvous attack: join-and-disconnect cycles never lock real members
   CHECK(server.stats().member_records <= 64);
 }
 
-TEST_CASE("rendezvous attack: idle unauthenticated connections cannot starve members",
+TEST_CASE("attack: idle unauthenticated connections cannot starve members",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 12: idle pre-auth connections took every descriptor, and
   // their deadline stretched with --heartbeat-ms. 256 descriptors here: at
@@ -192,7 +192,7 @@ TEST_CASE("rendezvous attack: idle unauthenticated connections cannot starve mem
   CHECK(open_descriptors(server.child.pid) < 64);
 }
 
-TEST_CASE("rendezvous attack: a value above the bound is answered, not fatal",
+TEST_CASE("attack: a value above the bound is answered, not fatal",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 20: a 4 MiB + 1 value closed the connection.
   RendezvousProcess server({});
@@ -209,7 +209,7 @@ TEST_CASE("rendezvous attack: a value above the bound is answered, not fatal",
   CHECK(g->status == Status::not_found);
 }
 
-TEST_CASE("rendezvous attack: a forged identity cannot forge log lines, and logs go to stderr",
+TEST_CASE("attack: a forged identity cannot forge log lines, and logs go to stderr",
           "[rendezvous][integration][attack]") {
   // Issue 11 item 20: the rendezvous logged to stdout, and a failed hello's
   // claimed identity was written raw.

@@ -75,7 +75,7 @@ class FakeServer {
 
 }  // namespace
 
-TEST_CASE("rendezvous: a server that does not know the secret is refused by the client",
+TEST_CASE("a server that does not know the secret is refused by the client",
           "[rendezvous][integration][security]") {
   FakeServer impostor(generate_token());
   try {
@@ -87,7 +87,7 @@ TEST_CASE("rendezvous: a server that does not know the secret is refused by the 
   }
 }
 
-TEST_CASE("rendezvous: blocking calls to a server that never answers time out", "[rendezvous][integration][faults]") {
+TEST_CASE("blocking calls to a server that never answers time out", "[rendezvous][integration][faults]") {
   const std::string token = generate_token();
   FakeServer silent(token);
   ClientOptions options;

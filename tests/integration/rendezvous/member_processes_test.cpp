@@ -1,4 +1,4 @@
-// Many real member processes (rdzv_test_member, started with posix_spawn)
+// Many real member processes (slipway_test_member, started with posix_spawn)
 // against the real server on loopback: a program-wide fence, a member killed
 // mid-fence, a member that hangs (SIGSTOP), pushed waits, a wrong secret,
 // and "program stopping" reaching every process.
@@ -73,7 +73,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("rendezvous: 48 member processes join, publish and fence over the program",
+TEST_CASE("48 member processes join, publish and fence over the program",
           "[rendezvous][integration][processes]") {
   Fixture f;
   const std::uint32_t n = 48;
@@ -96,7 +96,7 @@ TEST_CASE("rendezvous: 48 member processes join, publish and fence over the prog
   CHECK(f.server->stats().keys == n);  // finished tasks keep their addresses
 }
 
-TEST_CASE("rendezvous: a killed member fails the others' fence at once, naming it",
+TEST_CASE("a killed member fails the others' fence at once, naming it",
           "[rendezvous][integration][processes][faults]") {
   Fixture f;
   const std::uint32_t n = 8;
@@ -128,7 +128,7 @@ TEST_CASE("rendezvous: a killed member fails the others' fence at once, naming i
   }
 }
 
-TEST_CASE("rendezvous: a hung member (SIGSTOP) is reported failed once its heartbeats stop",
+TEST_CASE("a hung member (SIGSTOP) is reported failed once its heartbeats stop",
           "[rendezvous][integration][processes][faults]") {
   Fixture f(100ms);  // budget: 3 x 100 ms
   f.server->start();
@@ -144,7 +144,7 @@ TEST_CASE("rendezvous: a hung member (SIGSTOP) is reported failed once its heart
   wait_exit(hung, 30s);
 }
 
-TEST_CASE("rendezvous: waits in other processes are answered when the key appears",
+TEST_CASE("waits in other processes are answered when the key appears",
           "[rendezvous][integration][processes]") {
   Fixture f;
   f.server->start();
@@ -161,7 +161,7 @@ TEST_CASE("rendezvous: waits in other processes are answered when the key appear
   read_rest(late);
 }
 
-TEST_CASE("rendezvous: a process with the wrong secret is refused and never joins",
+TEST_CASE("a process with the wrong secret is refused and never joins",
           "[rendezvous][integration][processes][security]") {
   Fixture f;
   f.server->start();
@@ -171,7 +171,7 @@ TEST_CASE("rendezvous: a process with the wrong secret is refused and never join
   CHECK(f.server->members().empty());
 }
 
-TEST_CASE("rendezvous: program stopping reaches every member process", "[rendezvous][integration][processes]") {
+TEST_CASE("program stopping reaches every member process", "[rendezvous][integration][processes]") {
   Fixture f;
   f.server->start();
   std::vector<Child> children;

@@ -27,7 +27,7 @@ std::string temp_path(const char* name) {
 
 }  // namespace
 
-TEST_CASE("rendezvous: slipway rendezvous serves members and exits on stop", "[rendezvous][integration][cli]") {
+TEST_CASE("slipway rendezvous serves members and exits on stop", "[rendezvous][integration][cli]") {
   const std::string token_file = temp_path("slipway-rdzv-token");
   std::remove(token_file.c_str());
   Child server = spawn({SLIPWAY_CLI, "rendezvous", "--token-out", token_file, "--declare", "w=2",
@@ -60,12 +60,12 @@ TEST_CASE("rendezvous: slipway rendezvous serves members and exits on stop", "[r
   std::remove(token_file.c_str());
 }
 
-TEST_CASE("rendezvous: slipway rendezvous without a secret is a usage error", "[rendezvous][integration][cli]") {
+TEST_CASE("slipway rendezvous without a secret is a usage error", "[rendezvous][integration][cli]") {
   Child server = spawn({SLIPWAY_CLI, "rendezvous"}, {{slipway::core::env::kToken, ""}});
   CHECK(wait_exit(server, 30s) == 2);
 }
 
-TEST_CASE("rendezvous: slipway rendezvous stops on SIGTERM", "[rendezvous][integration][cli]") {
+TEST_CASE("slipway rendezvous stops on SIGTERM", "[rendezvous][integration][cli]") {
   Child server = spawn({SLIPWAY_CLI, "rendezvous", "--bind", "::1"}, {{slipway::core::env::kToken, generate_token()}});
   const std::string line = read_line(server, 30s);
   REQUIRE(line.rfind("SLIPWAY_RDZV=[::1]:", 0) == 0);

@@ -33,7 +33,7 @@ Identity id(const std::string& node, std::uint32_t replica, std::uint32_t attemp
 
 }  // namespace
 
-TEST_CASE("rendezvous: client and server talk over loopback", "[rendezvous][integration]") {
+TEST_CASE("client and server talk over loopback", "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
   server.start();
@@ -66,7 +66,7 @@ TEST_CASE("rendezvous: client and server talk over loopback", "[rendezvous][inte
   CHECK(members[0].state == MemberState::left);
 }
 
-TEST_CASE("rendezvous: a wrong secret is refused with auth_failed", "[rendezvous][integration][security]") {
+TEST_CASE("a wrong secret is refused with auth_failed", "[rendezvous][integration][security]") {
   Server server(options_with(generate_token()));
   server.start();
   try {
@@ -78,7 +78,7 @@ TEST_CASE("rendezvous: a wrong secret is refused with auth_failed", "[rendezvous
   CHECK(server.members().empty());
 }
 
-TEST_CASE("rendezvous: a duplicate member is refused and told why", "[rendezvous][integration]") {
+TEST_CASE("a duplicate member is refused and told why", "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
   server.start();
@@ -92,7 +92,7 @@ TEST_CASE("rendezvous: a duplicate member is refused and told why", "[rendezvous
   }
 }
 
-TEST_CASE("rendezvous: wait_for is pushed when another client puts the key", "[rendezvous][integration]") {
+TEST_CASE("wait_for is pushed when another client puts the key", "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
   server.start();
@@ -105,7 +105,7 @@ TEST_CASE("rendezvous: wait_for is pushed when another client puts the key", "[r
   CHECK_FALSE(waiter->wait_for("never", 50ms));
 }
 
-TEST_CASE("rendezvous: events reach subscribers and the in-process observer", "[rendezvous][integration]") {
+TEST_CASE("events reach subscribers and the in-process observer", "[rendezvous][integration]") {
   const std::string token = generate_token();
   std::mutex m;
   std::condition_variable cv;
@@ -147,7 +147,7 @@ TEST_CASE("rendezvous: events reach subscribers and the in-process observer", "[
   CHECK(observed[2].kind == EventKind::program_stopping);
 }
 
-TEST_CASE("rendezvous: one client used from many threads, and pipelined async calls", "[rendezvous][integration]") {
+TEST_CASE("one client used from many threads, and pipelined async calls", "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
   server.start();
@@ -183,7 +183,7 @@ TEST_CASE("rendezvous: one client used from many threads, and pipelined async ca
   CHECK(errors == 0);
 }
 
-TEST_CASE("rendezvous: fences between client threads, and a failure naming the member",
+TEST_CASE("fences between client threads, and a failure naming the member",
           "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
@@ -218,7 +218,7 @@ TEST_CASE("rendezvous: fences between client threads, and a failure naming the m
   }
 }
 
-TEST_CASE("rendezvous: clients see the server go away", "[rendezvous][integration][faults]") {
+TEST_CASE("clients see the server go away", "[rendezvous][integration][faults]") {
   const std::string token = generate_token();
   auto server = std::make_unique<Server>(options_with(token));
   server->start();
@@ -242,7 +242,7 @@ TEST_CASE("rendezvous: clients see the server go away", "[rendezvous][integratio
   CHECK_THROWS_AS(c->get("k"), Error);
 }
 
-TEST_CASE("rendezvous: IPv6 loopback and a dual-stack wildcard bind", "[rendezvous][integration]") {
+TEST_CASE("IPv6 loopback and a dual-stack wildcard bind", "[rendezvous][integration]") {
   const std::string token = generate_token();
   ServerOptions o = options_with(token);
   o.bind_address = "::";
@@ -257,7 +257,7 @@ TEST_CASE("rendezvous: IPv6 loopback and a dual-stack wildcard bind", "[rendezvo
   CHECK(server.members().size() == 2);
 }
 
-TEST_CASE("rendezvous: a wildcard bind advertises this host's name", "[rendezvous][integration]") {
+TEST_CASE("a wildcard bind advertises this host's name", "[rendezvous][integration]") {
   ServerOptions o = options_with(generate_token());
   o.bind_address = "0.0.0.0";
   Server server(o);
@@ -267,7 +267,7 @@ TEST_CASE("rendezvous: a wildcard bind advertises this host's name", "[rendezvou
   CHECK(server.endpoint() == std::string(host) + ":" + std::to_string(server.port()));
 }
 
-TEST_CASE("rendezvous: binding a taken port fails with the address in the message", "[rendezvous][integration]") {
+TEST_CASE("binding a taken port fails with the address in the message", "[rendezvous][integration]") {
   Server first(options_with(generate_token()));
   first.start();
   ServerOptions o = options_with(generate_token());
@@ -276,7 +276,7 @@ TEST_CASE("rendezvous: binding a taken port fails with the address in the messag
   CHECK_THROWS_WITH(second.start(), Catch::Contains("127.0.0.1:" + std::to_string(first.port())));
 }
 
-TEST_CASE("rendezvous: a blocking call from a completion callback is refused, not deadlocked",
+TEST_CASE("a blocking call from a completion callback is refused, not deadlocked",
           "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
@@ -296,7 +296,7 @@ TEST_CASE("rendezvous: a blocking call from a completion callback is refused, no
   CHECK(c->get("k") == "v");
 }
 
-TEST_CASE("rendezvous: events keep flowing while a thread makes blocking calls", "[rendezvous][integration]") {
+TEST_CASE("events keep flowing while a thread makes blocking calls", "[rendezvous][integration]") {
   const std::string token = generate_token();
   Server server(options_with(token));
   server.start();

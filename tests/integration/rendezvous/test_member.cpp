@@ -1,4 +1,4 @@
-// rdzv_test_member: a real task process for the integration tests. Joins the
+// slipway_test_member: a real task process for the integration tests. Joins the
 // rendezvous named by SLIPWAY_RDZV/SLIPWAY_TOKEN and acts out one scenario:
 //   fence NODE REPLICA N BLOB_BYTES  join, publish addr/NODE/REPLICA/p, program
 //                                    fence (collect), check every blob and
@@ -123,6 +123,6 @@ int main(int argc, char** argv) {
     std::printf("error: %s\n", e.what());
     return 10;
   }
-  std::fprintf(stderr, "usage: rdzv_test_member MODE ARGS... (see the source)\n");
+  std::fprintf(stderr, "usage: slipway_test_member MODE ARGS... (see the source)\n");
   return 2;
 }

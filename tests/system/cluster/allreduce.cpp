@@ -1,4 +1,4 @@
-// slipway_mpi_allreduce: a minimal Open MPI program for the system tests.
+// slipway_test_mpi_allreduce: a minimal Open MPI program for the system tests.
 // Every rank contributes rank+1 to an MPI_Allreduce and prints
 // "rank R size N host H sum=S ok|BAD" (ok when S == N*(N+1)/2).
 #include <mpi.h>

@@ -26,7 +26,7 @@ std::string problem_of(const Bytes& own, const Bytes& peer) {
 
 }  // namespace
 
-TEST_CASE("channels: real UCX 1.13 worker addresses pass the check", "[channels][address]") {
+TEST_CASE("real UCX 1.13 worker addresses pass the check", "[channels][address]") {
   for (const auto& fixture : kAddressFixtures) {
     INFO(fixture.what);
     Bytes address = from_hex(fixture.hex);
@@ -43,7 +43,7 @@ TEST_CASE("channels: real UCX 1.13 worker addresses pass the check", "[channels]
   CHECK(v2.layout->entries.size() == 6);
 }
 
-TEST_CASE("channels: every cut and every extension of a real address is refused",
+TEST_CASE("every cut and every extension of a real address is refused",
           "[channels][address]") {
   for (const auto& fixture : kAddressFixtures) {
     INFO(fixture.what);
@@ -62,7 +62,7 @@ TEST_CASE("channels: every cut and every extension of a real address is refused"
   }
 }
 
-TEST_CASE("channels: one random byte, or any unknown format version, is refused",
+TEST_CASE("one random byte, or any unknown format version, is refused",
           "[channels][address]") {
   for (unsigned value = 0; value < 256; ++value) {
     INFO("byte " << value);
@@ -82,7 +82,7 @@ TEST_CASE("channels: one random byte, or any unknown format version, is refused"
              Catch::Contains("more than the 16384"));
 }
 
-TEST_CASE("channels: fields UCX would trip on are refused", "[channels][address]") {
+TEST_CASE("fields UCX would trip on are refused", "[channels][address]") {
   const Bytes good = from_hex(kTcpLoopbackV1);
   // Layout of kTcpLoopbackV1: header 0x20 | worker id (8) | md byte | device
   // length byte 0x92 (last, 18 bytes) | device address (18) | transport
@@ -145,7 +145,7 @@ TEST_CASE("channels: fields UCX would trip on are refused", "[channels][address]
   }
 }
 
-TEST_CASE("channels: random mutations of real addresses never pass unparsed",
+TEST_CASE("random mutations of real addresses never pass unparsed",
           "[channels][address]") {
   std::mt19937 random(11);
   const Bytes own = from_hex(kAddressFixtures[2].hex);
@@ -169,7 +169,7 @@ TEST_CASE("channels: random mutations of real addresses never pass unparsed",
   }
 }
 
-TEST_CASE("channels: an address this UCX's own does not parse stops the endpoint from starting",
+TEST_CASE("an address this UCX's own does not parse stops the endpoint from starting",
           "[channels][address]") {
   try {
     ucx::AddressCheck check(Bytes{std::byte{0x5a}});
@@ -180,7 +180,7 @@ TEST_CASE("channels: an address this UCX's own does not parse stops the endpoint
   }
 }
 
-TEST_CASE("channels: hellos round-trip and malformed ones are refused", "[channels][wire]") {
+TEST_CASE("hellos round-trip and malformed ones are refused", "[channels][wire]") {
   const Bytes address = from_hex(kTcpLoopbackV1);
   Bytes encoded = wire::encode_hello("actor.3", address);
   auto decoded = wire::decode_hello(encoded);
@@ -200,7 +200,7 @@ TEST_CASE("channels: hellos round-trip and malformed ones are refused", "[channe
              Catch::Contains("at most 16384"));
 }
 
-TEST_CASE("channels: peer-given text is escaped for the log", "[channels][wire]") {
+TEST_CASE("peer-given text is escaped for the log", "[channels][wire]") {
   CHECK(slipway::rendezvous::printable("actor.0") == "actor.0");
   CHECK(slipway::rendezvous::printable("a\nb\\c\x1b[31m\xff") == "a\\nb\\\\c\\x1b[31m\\xff");
 }

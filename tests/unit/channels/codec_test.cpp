@@ -15,7 +15,7 @@ struct Step {
 };
 }  // namespace
 
-TEST_CASE("channels: typed values round-trip through their codecs", "[channels][typed]") {
+TEST_CASE("typed values round-trip through their codecs", "[channels][typed]") {
   CHECK(Codec<std::string>::decode(Codec<std::string>::encode("weights")) == "weights");
   CHECK(Codec<std::int32_t>::decode(Codec<std::int32_t>::encode(-7)) == -7);
   Step step{12, 0.25};
@@ -29,7 +29,7 @@ TEST_CASE("channels: typed values round-trip through their codecs", "[channels][
   CHECK(Codec<Bytes>::decode(Codec<Bytes>::encode(raw)) == raw);
 }
 
-TEST_CASE("channels: bytes of the wrong size are refused", "[channels][typed]") {
+TEST_CASE("bytes of the wrong size are refused", "[channels][typed]") {
   try {
     Codec<std::int64_t>::decode(ByteView(to_bytes("abc")));
     FAIL("should have thrown");

@@ -9,7 +9,7 @@
 using namespace slipway::channels;
 using namespace std::chrono_literals;
 
-TEST_CASE("channels: a watch sees the current address, then each change", "[channels][directory]") {
+TEST_CASE("a watch sees the current address, then each change", "[channels][directory]") {
   LocalDirectory directory;
   std::vector<std::optional<std::string>> seen;
   auto record = [&](const std::optional<Bytes>& a) {
@@ -30,7 +30,7 @@ TEST_CASE("channels: a watch sees the current address, then each change", "[chan
   CHECK(seen[2] == std::nullopt);
 }
 
-TEST_CASE("channels: a watch made before any publish gets nothing until one", "[channels][directory]") {
+TEST_CASE("a watch made before any publish gets nothing until one", "[channels][directory]") {
   LocalDirectory directory;
   int calls = 0;
   auto watch = directory.watch("ps", 0, [&](const std::optional<Bytes>&) { ++calls; });
@@ -39,7 +39,7 @@ TEST_CASE("channels: a watch made before any publish gets nothing until one", "[
   CHECK(calls == 1);
 }
 
-TEST_CASE("channels: replica counts: declared, else highest published + 1", "[channels][directory]") {
+TEST_CASE("replica counts: declared, else highest published + 1", "[channels][directory]") {
   LocalDirectory directory;
   CHECK_FALSE(directory.replicas("actor", 10ms));
   directory.publish("actor", 2, as_view("a2"));

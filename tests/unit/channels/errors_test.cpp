@@ -9,7 +9,7 @@
 
 using namespace slipway::channels;
 
-TEST_CASE("channels: every error code has a distinct name", "[channels][errors]") {
+TEST_CASE("every error code has a distinct name", "[channels][errors]") {
   std::set<std::string_view> names;
   for (int c = static_cast<int>(Errc::timeout); c <= static_cast<int>(Errc::protocol); ++c) {
     names.insert(to_string(static_cast<Errc>(c)));
@@ -18,7 +18,7 @@ TEST_CASE("channels: every error code has a distinct name", "[channels][errors]"
   CHECK(names.count("unknown") == 0);
 }
 
-TEST_CASE("channels: UCX statuses map to what a caller can act on", "[channels][errors]") {
+TEST_CASE("UCX statuses map to what a caller can act on", "[channels][errors]") {
   CHECK(ucx::errc_for(UCS_ERR_CONNECTION_RESET) == Errc::peer_lost);
   CHECK(ucx::errc_for(UCS_ERR_ENDPOINT_TIMEOUT) == Errc::peer_lost);
   CHECK(ucx::errc_for(UCS_ERR_UNREACHABLE) == Errc::peer_lost);

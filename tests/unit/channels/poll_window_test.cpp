@@ -18,13 +18,13 @@ void learn(PollWindow& window, std::chrono::nanoseconds took, int times) {
 
 }  // namespace
 
-TEST_CASE("channels: the first wait of a poll window polls for the whole limit", "[channels][poll]") {
+TEST_CASE("the first wait of a poll window polls for the whole limit", "[channels][poll]") {
   PollWindow window;
   CHECK(window.next(kLimit) == kLimit);
   CHECK(window.next(0us) == 0us);  // poll_limit 0: never poll
 }
 
-TEST_CASE("channels: a poll window covers twice the recent peak, at most the limit", "[channels][poll]") {
+TEST_CASE("a poll window covers twice the recent peak, at most the limit", "[channels][poll]") {
   PollWindow window;
   learn(window, 10us, 4);
   CHECK(window.next(kLimit) == 22us);
@@ -38,7 +38,7 @@ TEST_CASE("channels: a poll window covers twice the recent peak, at most the lim
   CHECK(window.next(kLimit) == kLimit);
 }
 
-TEST_CASE("channels: a poll window stops while most polled waits end asleep, and probes back",
+TEST_CASE("a poll window stops while most polled waits end asleep, and probes back",
           "[channels][poll]") {
   PollWindow window;
   learn(window, 20us, 4);
@@ -70,7 +70,7 @@ TEST_CASE("channels: a poll window stops while most polled waits end asleep, and
   CHECK(window.next(kLimit) > 0us);
 }
 
-TEST_CASE("channels: a poll window stops while polling is preempted", "[channels][poll]") {
+TEST_CASE("a poll window stops while polling is preempted", "[channels][poll]") {
   PollWindow window;
   learn(window, 20us, 4);
   REQUIRE_FALSE(window.off());

@@ -15,7 +15,7 @@ Bytes bytes_of(const Encoded& e) { return Bytes(e.bytes.begin(), e.bytes.begin()
 
 }  // namespace
 
-TEST_CASE("channels: every kind of header round-trips", "[channels][wire]") {
+TEST_CASE("every kind of header round-trips", "[channels][wire]") {
   Header call{Kind::call, 0, 0x0123456789abcdefULL, 42, "get_weights"};
   auto decoded = decode(encode(call).view());
   REQUIRE(decoded.header);
@@ -43,7 +43,7 @@ TEST_CASE("channels: every kind of header round-trips", "[channels][wire]") {
   CHECK(encode(Header{Kind::oneway, 0, 1, 2, longest}).size == kMaxHeaderBytes);
 }
 
-TEST_CASE("channels: the layout is little-endian and fixed", "[channels][wire]") {
+TEST_CASE("the layout is little-endian and fixed", "[channels][wire]") {
   auto e = encode(Header{Kind::call, 0, 0x1122334455667788ULL, 0x01, "ab"});
   Bytes b = bytes_of(e);
   REQUIRE(b.size() == kFixedBytes + 2);
@@ -58,7 +58,7 @@ TEST_CASE("channels: the layout is little-endian and fixed", "[channels][wire]")
   CHECK(b[24] == std::byte{'a'});
 }
 
-TEST_CASE("channels: malformed headers are refused with a reason", "[channels][wire]") {
+TEST_CASE("malformed headers are refused with a reason", "[channels][wire]") {
   Bytes good = bytes_of(encode(Header{Kind::call, 0, 1, 2, "m"}));
   auto refused = [](Bytes b) {
     auto d = decode(ByteView(b));
@@ -104,7 +104,7 @@ TEST_CASE("channels: malformed headers are refused with a reason", "[channels][w
                   std::length_error);
 }
 
-TEST_CASE("channels: random bytes never pass for a header they are not", "[channels][wire]") {
+TEST_CASE("random bytes never pass for a header they are not", "[channels][wire]") {
   std::mt19937 rng(7);
   Bytes good = bytes_of(encode(Header{Kind::call, 0, 1, 2, "method"}));
   for (int i = 0; i < 20000; ++i) {

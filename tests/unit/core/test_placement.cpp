@@ -21,7 +21,7 @@ Plan three_hosts() {
 
 }  // namespace
 
-TEST_CASE("core: a relaunch stays on its host while it has room", "[core][placement]") {
+TEST_CASE("a relaunch stays on its host while it has room", "[core][placement]") {
   const Plan plan = three_hosts();
   CHECK(host_for_relaunch(plan, "n2", {2, 0}, {{"n2", {2, 1}}}, {}) == "n2");
   // Full: the first host in plan order with room.
@@ -29,14 +29,14 @@ TEST_CASE("core: a relaunch stays on its host while it has room", "[core][placem
   CHECK(host_for_relaunch(plan, "n2", {1, 1}, {{"n1", {0, 1}}, {"n2", {0, 1}}}, {}) == "n3");
 }
 
-TEST_CASE("core: a relaunch never goes to a lost host", "[core][placement]") {
+TEST_CASE("a relaunch never goes to a lost host", "[core][placement]") {
   const Plan plan = three_hosts();
   CHECK(host_for_relaunch(plan, "n1", {1, 0}, {}, {"n1"}) == "n2");
   CHECK(host_for_relaunch(plan, "n1", {1, 0}, {}, {"n1", "n2"}) == "n3");
   CHECK_FALSE(host_for_relaunch(plan, "n1", {1, 0}, {}, {"n1", "n2", "n3"}));
 }
 
-TEST_CASE("core: no host with room gives nothing", "[core][placement]") {
+TEST_CASE("no host with room gives nothing", "[core][placement]") {
   const Plan plan = three_hosts();
   CHECK_FALSE(host_for_relaunch(plan, "n1", {5, 0}, {}, {}));
   CHECK_FALSE(host_for_relaunch(plan, "n1", {1, 0}, {{"n1", {4, 0}}, {"n2", {4, 0}}, {"n3", {4, 0}}},

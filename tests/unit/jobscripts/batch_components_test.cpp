@@ -7,7 +7,7 @@
 using namespace slipway::jobscripts;
 using Names = std::vector<std::string>;
 
-TEST_CASE("jobscripts: nodes of one shape share a component", "[jobscripts][components]") {
+TEST_CASE("nodes of one shape share a component", "[jobscripts][components]") {
   const auto program = program_from(R"(
 [program]
 name = "p"
@@ -31,7 +31,7 @@ cpus = 2
   CHECK(c[1].ntasks == 1);
 }
 
-TEST_CASE("jobscripts: partition, gpus and memory per cpu make distinct components",
+TEST_CASE("partition, gpus and memory per cpu make distinct components",
           "[jobscripts][components]") {
   const auto program = program_from(R"(
 [program]
@@ -64,7 +64,7 @@ partition = "cpu"
   CHECK(c[2].mem_per_cpu_mb == 4096);
 }
 
-TEST_CASE("jobscripts: a node spread over hosts gets its own component", "[jobscripts][components]") {
+TEST_CASE("a node spread over hosts gets its own component", "[jobscripts][components]") {
   const auto program = program_from(R"(
 [program]
 name = "p"
@@ -82,7 +82,7 @@ command = "u"
   CHECK(c[1].hosts == 0);
 }
 
-TEST_CASE("jobscripts: a colocate group is one task per replica holding its members' sum",
+TEST_CASE("a colocate group is one task per replica holding its members' sum",
           "[jobscripts][components]") {
   const auto program = program_from(R"(
 [program]
@@ -114,7 +114,7 @@ colocate = "g"
   CHECK(c[1].nodes == Names{"solo"});
 }
 
-TEST_CASE("jobscripts: the job's time is the longest node time", "[jobscripts][components]") {
+TEST_CASE("the job's time is the longest node time", "[jobscripts][components]") {
   CHECK(program_time_minutes(program_from(R"(
 [program]
 name = "p"

@@ -40,7 +40,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("jobscripts: a heterogeneous job with one component per shape", "[jobscripts][script]") {
+TEST_CASE("a heterogeneous job with one component per shape", "[jobscripts][script]") {
   const auto script = render_batch_script(program_from(kTwoShapes), options());
   REQUIRE(script.text);
   const std::string& t = *script.text;
@@ -56,7 +56,7 @@ TEST_CASE("jobscripts: a heterogeneous job with one component per shape", "[jobs
   CHECK(count(t, "#SBATCH --time=2:00:00") == 2);
 }
 
-TEST_CASE("jobscripts: the body runs slipway launch on the topology", "[jobscripts][script]") {
+TEST_CASE("the body runs slipway launch on the topology", "[jobscripts][script]") {
   const auto script = render_batch_script(program_from(kTwoShapes), options());
   REQUIRE(script.text);
   const std::string& t = *script.text;
@@ -68,7 +68,7 @@ TEST_CASE("jobscripts: the body runs slipway launch on the topology", "[jobscrip
   CHECK(t.find("{{") == std::string::npos);
 }
 
-TEST_CASE("jobscripts: a single shape is a plain job", "[jobscripts][script]") {
+TEST_CASE("a single shape is a plain job", "[jobscripts][script]") {
   const auto script = render_batch_script(
       program_from("[program]\nname = \"one\"\n[node.a]\ncommand = \"a\"\nreplicas = 2\n"), options());
   REQUIRE(script.text);
@@ -77,7 +77,7 @@ TEST_CASE("jobscripts: a single shape is a plain job", "[jobscripts][script]") {
   CHECK_THAT(*script.text, Catch::Contains("#SBATCH --ntasks=2\n"));
 }
 
-TEST_CASE("jobscripts: requeue and grace are asked for", "[jobscripts][script]") {
+TEST_CASE("requeue and grace are asked for", "[jobscripts][script]") {
   auto o = options();
   o.requeue = true;
   o.max_requeues = 3;
@@ -89,12 +89,12 @@ TEST_CASE("jobscripts: requeue and grace are asked for", "[jobscripts][script]")
   CHECK_THAT(*script.text, Catch::Contains("requeue=1\nmax_requeues=3\n"));
 }
 
-TEST_CASE("jobscripts: the script is the same every time", "[jobscripts][script]") {
+TEST_CASE("the script is the same every time", "[jobscripts][script]") {
   const auto program = program_from(kTwoShapes);
   CHECK(*render_batch_script(program, options()).text == *render_batch_script(program, options()).text);
 }
 
-TEST_CASE("jobscripts: bad grace and unwritable values are errors", "[jobscripts][script]") {
+TEST_CASE("bad grace and unwritable values are errors", "[jobscripts][script]") {
   auto o = options();
   o.grace_seconds = 0;
   auto script = render_batch_script(program_from(kTwoShapes), o);
@@ -113,7 +113,7 @@ constraint = "big'mem"
   CHECK_THAT(script.error, Catch::Contains("node 'a': constraint 'big'mem'"));
 }
 
-TEST_CASE("jobscripts: shell quoting", "[jobscripts][script]") {
+TEST_CASE("shell quoting", "[jobscripts][script]") {
   CHECK(shell_quote("a b") == "'a b'");
   CHECK(shell_quote("it's") == "'it'\\''s'");
   CHECK(shell_quote("") == "''");

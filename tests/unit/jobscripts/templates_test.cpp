@@ -24,7 +24,7 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("jobscripts: the templates are the generator's output", "[jobscripts][templates]") {
+TEST_CASE("the templates are the generator's output", "[jobscripts][templates]") {
   const std::string dir = SLIPWAY_JOBSCRIPTS_TEMPLATES;
   for (const std::string name : {"actor-learner", "ddp-multinode", "mpi-solver"}) {
     INFO(name);

@@ -24,37 +24,37 @@ struct InProcessHarness : Harness {
 
 }  // namespace
 
-TEST_CASE("pmix backend: in-process fence completes with blobs in member order", "[pmix][backend]") {
+TEST_CASE("backend: in-process fence completes with blobs in member order", "[pmix][backend]") {
   InProcessHarness h;
   fence_completes_in_member_order(h);
 }
 
-TEST_CASE("pmix backend: in-process fence fails when a member ends", "[pmix][backend]") {
+TEST_CASE("backend: in-process fence fails when a member ends", "[pmix][backend]") {
   InProcessHarness h;
   fence_fails_when_a_member_ends(h);
 }
 
-TEST_CASE("pmix backend: in-process fence times out", "[pmix][backend]") {
+TEST_CASE("backend: in-process fence times out", "[pmix][backend]") {
   InProcessHarness h;
   fence_times_out(h);
 }
 
-TEST_CASE("pmix backend: in-process keys (create, task scope, erase)", "[pmix][backend]") {
+TEST_CASE("backend: in-process keys (create, task scope, erase)", "[pmix][backend]") {
   InProcessHarness h;
   keys_create_and_task_scope(h);
 }
 
-TEST_CASE("pmix backend: in-process wait_for answers or times out", "[pmix][backend]") {
+TEST_CASE("backend: in-process wait_for answers or times out", "[pmix][backend]") {
   InProcessHarness h;
   wait_for_answers_or_times_out(h);
 }
 
-TEST_CASE("pmix backend: in-process watchers hear members end", "[pmix][backend]") {
+TEST_CASE("backend: in-process watchers hear members end", "[pmix][backend]") {
   InProcessHarness h;
   watchers_hear_members_end(h);
 }
 
-TEST_CASE("pmix backend: in-process fences with disagreeing member sets are refused", "[pmix][backend]") {
+TEST_CASE("backend: in-process fences with disagreeing member sets are refused", "[pmix][backend]") {
   InProcessHarness h;
   auto a = h.member("w", 0), b = h.member("w", 1);
   Waiter<FenceReply> x, y;

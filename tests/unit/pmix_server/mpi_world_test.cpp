@@ -47,12 +47,12 @@ framework = "mpi"
 
 }  // namespace
 
-TEST_CASE("pmix world: a program without mpi nodes has no MPI world", "[pmix][world]") {
+TEST_CASE("world: a program without mpi nodes has no MPI world", "[pmix][world]") {
   auto plan = plan_of("[program]\nname = \"p\"\n[node.a]\ncommand = \"true\"\n", {4});
   CHECK_FALSE(MpiWorld::from_plan(plan, "x").has_value());
 }
 
-TEST_CASE("pmix world: ranks follow plan order over the mpi nodes only; each node is an application",
+TEST_CASE("world: ranks follow plan order over the mpi nodes only; each node is an application",
           "[pmix][world]") {
   auto plan = plan_of(kMixed, {3, 3, 2});
   auto world = MpiWorld::from_plan(plan, "abc");
@@ -83,7 +83,7 @@ TEST_CASE("pmix world: ranks follow plan order over the mpi nodes only; each nod
   CHECK(world->task_name(3) == "io.0");
 }
 
-TEST_CASE("pmix world: the world's hosts are the plan hosts its ranks use, numbered in first use",
+TEST_CASE("world: the world's hosts are the plan hosts its ranks use, numbered in first use",
           "[pmix][world]") {
   auto plan = plan_of(kMixed, {3, 3, 2});
   auto world = MpiWorld::from_plan(plan, "abc");
@@ -99,7 +99,7 @@ TEST_CASE("pmix world: the world's hosts are the plan hosts its ranks use, numbe
   CHECK(world->hosts()[world->procs()[0].nodeid].nodeid == 0);
 }
 
-TEST_CASE("pmix world: member ranges cover ranks with the fewest runs", "[pmix][world]") {
+TEST_CASE("world: member ranges cover ranks with the fewest runs", "[pmix][world]") {
   auto plan = plan_of(kMixed, {8});
   auto world = MpiWorld::from_plan(plan, "");
   REQUIRE(world);
@@ -111,7 +111,7 @@ TEST_CASE("pmix world: member ranges cover ranks with the fewest runs", "[pmix][
   CHECK_THROWS_AS(world->member_ranges({5}), std::out_of_range);
 }
 
-TEST_CASE("pmix world: a local view numbers its ranks from 0 in rank order", "[pmix][world]") {
+TEST_CASE("world: a local view numbers its ranks from 0 in rank order", "[pmix][world]") {
   auto plan = plan_of(kMixed, {8});
   auto world = MpiWorld::from_plan(plan, "");
   REQUIRE(world);
@@ -125,7 +125,7 @@ TEST_CASE("pmix world: a local view numbers its ranks from 0 in rank order", "[p
   CHECK_THROWS_AS(LocalView(*world, {9}), std::out_of_range);
 }
 
-TEST_CASE("pmix world: namespace names are sanitized and bounded", "[pmix][world]") {
+TEST_CASE("world: namespace names are sanitized and bounded", "[pmix][world]") {
   CHECK(namespace_name("impala", "1a2b") == "slipway-impala-1a2b");
   CHECK(namespace_name("a b/c", "") == "slipway-a_b_c");
   std::string long_name = namespace_name(std::string(500, 'x'), "tail");

@@ -23,7 +23,7 @@ std::string frames_of(const std::vector<wire::Message>& messages) {
 
 }  // namespace
 
-TEST_CASE("rendezvous: a backlogged connection's requests wait until it is resumed",
+TEST_CASE("a backlogged connection's requests wait until it is resumed",
           "[rendezvous][engine][bounds]") {
   Harness h;
   const ConnId c = h.join("w", 0);
@@ -46,7 +46,7 @@ TEST_CASE("rendezvous: a backlogged connection's requests wait until it is resum
   CHECK(h.request(c, wire::Get{4, "big"}).status == Status::ok);
 }
 
-TEST_CASE("rendezvous: a held request split across reads is served whole on resume",
+TEST_CASE("a held request split across reads is served whole on resume",
           "[rendezvous][engine][bounds]") {
   Harness h;
   const ConnId c = h.join("w", 0);
@@ -62,7 +62,7 @@ TEST_CASE("rendezvous: a held request split across reads is served whole on resu
   CHECK(replies[1].status == Status::ok);
 }
 
-TEST_CASE("rendezvous: the authentication deadline is fixed, whatever the heartbeat interval",
+TEST_CASE("the authentication deadline is fixed, whatever the heartbeat interval",
           "[rendezvous][engine][bounds][security]") {
   EngineOptions o = Harness::defaults();
   o.heartbeat_interval = std::chrono::hours(1);
@@ -77,7 +77,7 @@ TEST_CASE("rendezvous: the authentication deadline is fixed, whatever the heartb
   CHECK(h.engine().stats().unauthenticated == 0);
 }
 
-TEST_CASE("rendezvous: unauthenticated connections are capped in total and per peer address",
+TEST_CASE("unauthenticated connections are capped in total and per peer address",
           "[rendezvous][engine][bounds][security]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_unauthenticated = 3;
@@ -100,7 +100,7 @@ TEST_CASE("rendezvous: unauthenticated connections are capped in total and per p
   CHECK(e.stats().unauthenticated == 3);
 }
 
-TEST_CASE("rendezvous: authenticating frees the unauthenticated place", "[rendezvous][engine][bounds]") {
+TEST_CASE("authenticating frees the unauthenticated place", "[rendezvous][engine][bounds]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_unauthenticated = 1;
   o.limits.max_unauthenticated_per_address = 1;
@@ -110,7 +110,7 @@ TEST_CASE("rendezvous: authenticating frees the unauthenticated place", "[rendez
   CHECK(h.engine().accepting());
 }
 
-TEST_CASE("rendezvous: departed records are recycled, the declared program's last",
+TEST_CASE("departed records are recycled, the declared program's last",
           "[rendezvous][engine][bounds]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_members = 4;
@@ -143,7 +143,7 @@ TEST_CASE("rendezvous: departed records are recycled, the declared program's las
   CHECK(h.engine().get("addr/w/1") == "here");
 }
 
-TEST_CASE("rendezvous: records of live members are never recycled", "[rendezvous][engine][bounds]") {
+TEST_CASE("records of live members are never recycled", "[rendezvous][engine][bounds]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_members = 2;
   Harness h(o);
@@ -155,7 +155,7 @@ TEST_CASE("rendezvous: records of live members are never recycled", "[rendezvous
   CHECK(w.message.find("Limits::max_members") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: a recycled record's task keys do not pass to the next record",
+TEST_CASE("a recycled record's task keys do not pass to the next record",
           "[rendezvous][engine][bounds]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_members = 1;
@@ -168,7 +168,7 @@ TEST_CASE("rendezvous: a recycled record's task keys do not pass to the next rec
   CHECK(h.engine().get("kept") == "1");
 }
 
-TEST_CASE("rendezvous: a fence's member set lies within the declared program",
+TEST_CASE("a fence's member set lies within the declared program",
           "[rendezvous][engine][bounds][fence]") {
   Harness h;
   h.engine().declare("w", 2);
@@ -185,7 +185,7 @@ TEST_CASE("rendezvous: a fence's member set lies within the declared program",
   CHECK(h.engine().stats().pending_fences == 0);
 }
 
-TEST_CASE("rendezvous: a fence holds a slot per entrant, not per member named",
+TEST_CASE("a fence holds a slot per entrant, not per member named",
           "[rendezvous][engine][bounds][fence]") {
   Harness h;  // nothing declared: explicit ranges, bounded by max_members
   const ConnId a = h.join("x", 5);
@@ -200,7 +200,7 @@ TEST_CASE("rendezvous: a fence holds a slot per entrant, not per member named",
   CHECK(replies[0].message.find("x.0, x.1, x.2, x.3, x.4, x.6, x.7, x.8 (+1048567 more)") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: a key, value or blob above its bound is answered limit_exceeded",
+TEST_CASE("a key, value or blob above its bound is answered limit_exceeded",
           "[rendezvous][engine][bounds]") {
   Harness h;
   const ConnId c = h.join("w", 0);
@@ -216,7 +216,7 @@ TEST_CASE("rendezvous: a key, value or blob above its bound is answered limit_ex
   CHECK_FALSE(h.engine().get("k"));
 }
 
-TEST_CASE("rendezvous: a peer's text is escaped in the log", "[rendezvous][engine][security]") {
+TEST_CASE("a peer's text is escaped in the log", "[rendezvous][engine][security]") {
   Harness h;
   std::string log;
   {

@@ -7,7 +7,7 @@
 using namespace slipway::rendezvous;
 using namespace slipway::rendezvous::test;
 
-TEST_CASE("rendezvous: requests split at every byte are served the same", "[rendezvous][engine][faults]") {
+TEST_CASE("requests split at every byte are served the same", "[rendezvous][engine][faults]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   std::string stream;
@@ -21,7 +21,7 @@ TEST_CASE("rendezvous: requests split at every byte are served the same", "[rend
   CHECK(std::get<wire::AddBody>(replies[2].body).value == 2);
 }
 
-TEST_CASE("rendezvous: garbage from a member is a protocol error that fails it", "[rendezvous][engine][faults]") {
+TEST_CASE("garbage from a member is a protocol error that fails it", "[rendezvous][engine][faults]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   h.feed(a, std::string("\x03\x00\x00\x00\xff\xff\xff", 7));
@@ -30,14 +30,14 @@ TEST_CASE("rendezvous: garbage from a member is a protocol error that fails it",
   CHECK(h.engine().members()[0].reason.find("protocol error") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: server-only messages from a client are refused", "[rendezvous][engine][faults]") {
+TEST_CASE("server-only messages from a client are refused", "[rendezvous][engine][faults]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   h.send(a, wire::Reply{1, Status::ok, "", std::monostate{}});
   CHECK(h.transport.closed.count(a));
 }
 
-TEST_CASE("rendezvous: random bytes never crash the engine", "[rendezvous][engine][faults]") {
+TEST_CASE("random bytes never crash the engine", "[rendezvous][engine][faults]") {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     Harness h;
@@ -50,7 +50,7 @@ TEST_CASE("rendezvous: random bytes never crash the engine", "[rendezvous][engin
   }
 }
 
-TEST_CASE("rendezvous: a thousand members join, publish and fence", "[rendezvous][engine]") {
+TEST_CASE("a thousand members join, publish and fence", "[rendezvous][engine]") {
   Harness h;
   const std::uint32_t n = 1000;
   h.engine().declare("m", n);

@@ -16,7 +16,7 @@ wire::Fence fence(Harness& h, const std::string& name, MemberSet set, std::strin
 
 }  // namespace
 
-TEST_CASE("rendezvous: a fence completes when all members entered and returns every blob in order",
+TEST_CASE("a fence completes when all members entered and returns every blob in order",
           "[rendezvous][engine][fence]") {
   Harness h;
   std::vector<ConnId> conns;
@@ -41,7 +41,7 @@ TEST_CASE("rendezvous: a fence completes when all members entered and returns ev
   for (std::uint32_t r = 0; r < 4; ++r) CHECK(h.replies_of(conns[r]).size() == 1);
 }
 
-TEST_CASE("rendezvous: a program-wide fence covers every declared node", "[rendezvous][engine][fence]") {
+TEST_CASE("a program-wide fence covers every declared node", "[rendezvous][engine][fence]") {
   Harness h;
   h.engine().declare("learner", 1);
   h.engine().declare("actor", 2);
@@ -60,7 +60,7 @@ TEST_CASE("rendezvous: a program-wide fence covers every declared node", "[rende
   CHECK(blobs[2] == FenceBlob{"learner", 0, "L"});
 }
 
-TEST_CASE("rendezvous: a fence without collect is a plain barrier", "[rendezvous][engine][fence]") {
+TEST_CASE("a fence without collect is a plain barrier", "[rendezvous][engine][fence]") {
   Harness h;
   const ConnId a = h.join("n", 0);
   const ConnId b = h.join("n", 1);
@@ -71,7 +71,7 @@ TEST_CASE("rendezvous: a fence without collect is a plain barrier", "[rendezvous
   CHECK(std::get<wire::FenceBody>(r[0].body).blobs.empty());
 }
 
-TEST_CASE("rendezvous: a member dying mid-fence fails the fence for everyone, naming it",
+TEST_CASE("a member dying mid-fence fails the fence for everyone, naming it",
           "[rendezvous][engine][fence][faults]") {
   Harness h;
   std::vector<ConnId> conns;
@@ -89,7 +89,7 @@ TEST_CASE("rendezvous: a member dying mid-fence fails the fence for everyone, na
   CHECK(h.engine().stats().pending_fences == 0);
 }
 
-TEST_CASE("rendezvous: a fence over an already dead member fails at once", "[rendezvous][engine][fence][faults]") {
+TEST_CASE("a fence over an already dead member fails at once", "[rendezvous][engine][fence][faults]") {
   Harness h;
   const ConnId a = h.join("w", 0);
   const ConnId b = h.join("w", 1);
@@ -99,7 +99,7 @@ TEST_CASE("rendezvous: a fence over an already dead member fails at once", "[ren
   CHECK(r.message.find("w.1 left with exit status 3") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: a fence times out naming the members that never came", "[rendezvous][engine][fence]") {
+TEST_CASE("a fence times out naming the members that never came", "[rendezvous][engine][fence]") {
   Harness h;
   const ConnId a = h.join("w", 0);
   h.send(a, fence(h, "f", MemberSet::node("w", 12), "", 1000));
@@ -114,7 +114,7 @@ TEST_CASE("rendezvous: a fence times out naming the members that never came", "[
   CHECK(replies[0].message.find("(+3 more)") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: participants must agree on the member set", "[rendezvous][engine][fence]") {
+TEST_CASE("participants must agree on the member set", "[rendezvous][engine][fence]") {
   Harness h;
   const ConnId a = h.join("w", 0);
   const ConnId b = h.join("w", 1);
@@ -128,7 +128,7 @@ TEST_CASE("rendezvous: participants must agree on the member set", "[rendezvous]
   CHECK(h.request(a, fence(h, "i", MemberSet::program(), "")).status == Status::invalid_request);
 }
 
-TEST_CASE("rendezvous: a fence's total blob size is bounded", "[rendezvous][engine][fence]") {
+TEST_CASE("a fence's total blob size is bounded", "[rendezvous][engine][fence]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_fence_bytes = 100;
   Harness h(o);
@@ -141,7 +141,7 @@ TEST_CASE("rendezvous: a fence's total blob size is bounded", "[rendezvous][engi
   CHECK(h.replies_of(b)[0].status == Status::limit_exceeded);
 }
 
-TEST_CASE("rendezvous: random member deaths never leave a fence hanging", "[rendezvous][engine][fence][faults]") {
+TEST_CASE("random member deaths never leave a fence hanging", "[rendezvous][engine][fence][faults]") {
   std::mt19937 rng(12345);
   for (int round = 0; round < 50; ++round) {
     Harness h;

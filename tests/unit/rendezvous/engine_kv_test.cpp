@@ -9,7 +9,7 @@ namespace {
 std::optional<std::string> value_of(const wire::Reply& r) { return std::get<wire::ValueBody>(r.body).value; }
 }  // namespace
 
-TEST_CASE("rendezvous: put then get, get of a missing key", "[rendezvous][engine][kv]") {
+TEST_CASE("put then get, get of a missing key", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   CHECK(h.request(a, wire::Put{h.next_id(), Scope::program, "k", "v"}).status == Status::ok);
@@ -22,7 +22,7 @@ TEST_CASE("rendezvous: put then get, get of a missing key", "[rendezvous][engine
   CHECK(h.request(a, wire::Put{h.next_id(), Scope::program, "", "v"}).status == Status::invalid_request);
 }
 
-TEST_CASE("rendezvous: a failed task's keys are withdrawn, program keys stay", "[rendezvous][engine][kv][faults]") {
+TEST_CASE("a failed task's keys are withdrawn, program keys stay", "[rendezvous][engine][kv][faults]") {
   Harness h;
   const ConnId watcher = h.observer();
   REQUIRE(h.request(watcher, wire::Subscribe{h.next_id(), static_cast<std::uint8_t>(EventKind::key_changed), "addr/"}).status == Status::ok);
@@ -39,7 +39,7 @@ TEST_CASE("rendezvous: a failed task's keys are withdrawn, program keys stay", "
   CHECK_FALSE(events[1].value);  // withdrawn
 }
 
-TEST_CASE("rendezvous: a task key taken over by the next attempt is not withdrawn with the old one",
+TEST_CASE("a task key taken over by the next attempt is not withdrawn with the old one",
           "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a0 = h.join("s", 0, 0);
@@ -51,7 +51,7 @@ TEST_CASE("rendezvous: a task key taken over by the next attempt is not withdraw
   CHECK_FALSE(h.engine().get("addr/s/0/p"));  // leaving with a failure withdraws too
 }
 
-TEST_CASE("rendezvous: a task that finished (left with status 0) keeps its task keys",
+TEST_CASE("a task that finished (left with status 0) keeps its task keys",
           "[rendezvous][engine][kv]") {
   // A peer that starts after it ended must not wait for its address forever.
   Harness h;
@@ -64,7 +64,7 @@ TEST_CASE("rendezvous: a task that finished (left with status 0) keeps its task 
   CHECK(reply.status == Status::ok);
 }
 
-TEST_CASE("rendezvous: node keys live while the node has a live member", "[rendezvous][engine][kv]") {
+TEST_CASE("node keys live while the node has a live member", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("n", 0);
   const ConnId b = h.join("n", 1);
@@ -75,14 +75,14 @@ TEST_CASE("rendezvous: node keys live while the node has a live member", "[rende
   CHECK_FALSE(h.engine().get("n/leader"));
 }
 
-TEST_CASE("rendezvous: observers put program keys only", "[rendezvous][engine][kv]") {
+TEST_CASE("observers put program keys only", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId o = h.observer();
   CHECK(h.request(o, wire::Put{h.next_id(), Scope::task, "k", "v"}).status == Status::not_member);
   CHECK(h.request(o, wire::Put{h.next_id(), Scope::program, "k", "v"}).status == Status::ok);
 }
 
-TEST_CASE("rendezvous: wait_for is answered when the key is put, without polling", "[rendezvous][engine][kv]") {
+TEST_CASE("wait_for is answered when the key is put, without polling", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId waiter = h.join("a", 0);
   const ConnId putter = h.join("b", 0);
@@ -100,7 +100,7 @@ TEST_CASE("rendezvous: wait_for is answered when the key is put, without polling
   CHECK(value_of(h.request(waiter, wire::WaitFor{h.next_id(), "addr/b/0/p", 10000})) == "h:1");
 }
 
-TEST_CASE("rendezvous: wait_for times out with a clear status", "[rendezvous][engine][kv]") {
+TEST_CASE("wait_for times out with a clear status", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   const std::uint32_t id = h.next_id();
@@ -116,7 +116,7 @@ TEST_CASE("rendezvous: wait_for times out with a clear status", "[rendezvous][en
   CHECK(h.request(a, wire::WaitFor{h.next_id(), "never", 0}).status == Status::timeout);
 }
 
-TEST_CASE("rendezvous: a dropped waiter leaves nothing behind", "[rendezvous][engine][kv][faults]") {
+TEST_CASE("a dropped waiter leaves nothing behind", "[rendezvous][engine][kv][faults]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   for (int i = 0; i < 5; ++i) h.send(a, wire::WaitFor{h.next_id(), "k" + std::to_string(i), 10000});
@@ -128,7 +128,7 @@ TEST_CASE("rendezvous: a dropped waiter leaves nothing behind", "[rendezvous][en
   CHECK(h.transport.sends_after_close == 0);
 }
 
-TEST_CASE("rendezvous: pending waits per connection are bounded", "[rendezvous][engine][kv]") {
+TEST_CASE("pending waits per connection are bounded", "[rendezvous][engine][kv]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_waits_per_connection = 2;
   Harness h(o);
@@ -138,7 +138,7 @@ TEST_CASE("rendezvous: pending waits per connection are bounded", "[rendezvous][
   CHECK(h.request(a, wire::WaitFor{h.next_id(), "z", 10000}).status == Status::limit_exceeded);
 }
 
-TEST_CASE("rendezvous: compare-and-swap", "[rendezvous][engine][kv]") {
+TEST_CASE("compare-and-swap", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   auto r = h.request(a, wire::CompareAndSwap{h.next_id(), Scope::program, "leader", std::nullopt, "a.0"});
@@ -151,7 +151,7 @@ TEST_CASE("rendezvous: compare-and-swap", "[rendezvous][engine][kv]") {
   CHECK(std::get<wire::CasBody>(r.body) == wire::CasBody{false, std::nullopt});
 }
 
-TEST_CASE("rendezvous: atomic add", "[rendezvous][engine][kv]") {
+TEST_CASE("atomic add", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   CHECK(std::get<wire::AddBody>(h.request(a, wire::Add{h.next_id(), Scope::program, "n", 5}).body).value == 5);
@@ -163,7 +163,7 @@ TEST_CASE("rendezvous: atomic add", "[rendezvous][engine][kv]") {
   CHECK(h.request(a, wire::Add{h.next_id(), Scope::program, "big", 1}).status == Status::invalid_request);
 }
 
-TEST_CASE("rendezvous: erase and its event", "[rendezvous][engine][kv]") {
+TEST_CASE("erase and its event", "[rendezvous][engine][kv]") {
   Harness h;
   const ConnId a = h.join("a", 0);
   REQUIRE(h.request(a, wire::Subscribe{h.next_id(), static_cast<std::uint8_t>(EventKind::key_changed), "k"}).status == Status::ok);
@@ -177,7 +177,7 @@ TEST_CASE("rendezvous: erase and its event", "[rendezvous][engine][kv]") {
   CHECK_FALSE(events[1].value);
 }
 
-TEST_CASE("rendezvous: the store's totals are bounded", "[rendezvous][engine][kv]") {
+TEST_CASE("the store's totals are bounded", "[rendezvous][engine][kv]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_keys = 2;
   o.limits.max_kv_bytes = 100;

@@ -17,7 +17,7 @@ EngineOptions observing(const std::string& prefix) {
 
 }  // namespace
 
-TEST_CASE("rendezvous: a local member joins with its task keys and shows in members()",
+TEST_CASE("a local member joins with its task keys and shows in members()",
           "[rendezvous][engine][local]") {
   Harness h;
   const ConnId watcher = h.observer();
@@ -41,7 +41,7 @@ TEST_CASE("rendezvous: a local member joins with its task keys and shows in memb
   CHECK(h.observed[0].kind == EventKind::member_joined);
 }
 
-TEST_CASE("rendezvous: a local member follows the join rules of a connected one",
+TEST_CASE("a local member follows the join rules of a connected one",
           "[rendezvous][engine][local]") {
   Harness h;
   std::string message;
@@ -70,7 +70,7 @@ TEST_CASE("rendezvous: a local member follows the join rules of a connected one"
   CHECK(h.engine().join_local(first, {}, message) == Status::stale_attempt);
 }
 
-TEST_CASE("rendezvous: a local member's keys stay after status 0 and go after a failure",
+TEST_CASE("a local member's keys stay after status 0 and go after a failure",
           "[rendezvous][engine][local][kv]") {
   Harness h;
   std::string message;
@@ -91,7 +91,7 @@ TEST_CASE("rendezvous: a local member's keys stay after status 0 and go after a 
   CHECK(h.observed[3].member.exit_status == 1);
 }
 
-TEST_CASE("rendezvous: a local member's keys are bounded like a client's",
+TEST_CASE("a local member's keys are bounded like a client's",
           "[rendezvous][engine][local][security]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_keys = 2;
@@ -105,7 +105,7 @@ TEST_CASE("rendezvous: a local member's keys are bounded like a client's",
   CHECK(h.engine().join_local(id, Keys{{"a", "1"}}, message) == Status::ok);
 }
 
-TEST_CASE("rendezvous: the observer hears key changes under its prefix only",
+TEST_CASE("the observer hears key changes under its prefix only",
           "[rendezvous][engine][local][kv]") {
   Harness h(observing("addr/"));
   const ConnId a = h.join("a", 0);

@@ -6,7 +6,7 @@
 using namespace slipway::rendezvous;
 using namespace slipway::rendezvous::test;
 
-TEST_CASE("rendezvous: a member with the secret joins and is welcomed", "[rendezvous][engine]") {
+TEST_CASE("a member with the secret joins and is welcomed", "[rendezvous][engine]") {
   Harness h;
   const ConnId a = h.join("learner", 0);
   const auto members = h.engine().members();
@@ -19,7 +19,7 @@ TEST_CASE("rendezvous: a member with the secret joins and is welcomed", "[rendez
   CHECK_FALSE(h.transport.closed.count(a));
 }
 
-TEST_CASE("rendezvous: a wrong secret closes the connection and is logged without the secret",
+TEST_CASE("a wrong secret closes the connection and is logged without the secret",
           "[rendezvous][engine][security]") {
   std::string log;
   Harness h;
@@ -42,7 +42,7 @@ TEST_CASE("rendezvous: a wrong secret closes the connection and is logged withou
   CHECK(log.find(wrong) == std::string::npos);
 }
 
-TEST_CASE("rendezvous: nothing but Hello is served before authentication", "[rendezvous][engine][security]") {
+TEST_CASE("nothing but Hello is served before authentication", "[rendezvous][engine][security]") {
   Harness h;
   const ConnId c = h.open();
   h.send(c, wire::Put{1, Scope::program, "k", "v"});
@@ -51,7 +51,7 @@ TEST_CASE("rendezvous: nothing but Hello is served before authentication", "[ren
   CHECK(h.transport.take(c).empty());
 }
 
-TEST_CASE("rendezvous: an unauthenticated frame above the small bound closes the connection",
+TEST_CASE("an unauthenticated frame above the small bound closes the connection",
           "[rendezvous][engine][security]") {
   Harness h;
   const ConnId c = h.open();
@@ -60,7 +60,7 @@ TEST_CASE("rendezvous: an unauthenticated frame above the small bound closes the
   CHECK(h.transport.closed.count(c));
 }
 
-TEST_CASE("rendezvous: a connection that never authenticates is closed", "[rendezvous][engine][security]") {
+TEST_CASE("a connection that never authenticates is closed", "[rendezvous][engine][security]") {
   EngineOptions o = Harness::defaults();
   o.limits.auth_timeout_ms = 500;
   Harness h(o);
@@ -71,7 +71,7 @@ TEST_CASE("rendezvous: a connection that never authenticates is closed", "[rende
   CHECK(h.transport.closed.count(c));
 }
 
-TEST_CASE("rendezvous: the connection limit refuses extra connections", "[rendezvous][engine]") {
+TEST_CASE("the connection limit refuses extra connections", "[rendezvous][engine]") {
   EngineOptions o = Harness::defaults();
   o.limits.max_connections = 2;
   Harness h(o);
@@ -80,7 +80,7 @@ TEST_CASE("rendezvous: the connection limit refuses extra connections", "[rendez
   CHECK_FALSE(h.engine().connected(99, "peer", h.now()));
 }
 
-TEST_CASE("rendezvous: a second join of the same attempt is refused", "[rendezvous][engine]") {
+TEST_CASE("a second join of the same attempt is refused", "[rendezvous][engine]") {
   Harness h;
   h.join("actor", 3);
   const ConnId dup = h.open();
@@ -90,7 +90,7 @@ TEST_CASE("rendezvous: a second join of the same attempt is refused", "[rendezvo
   CHECK(h.transport.closed.count(dup));
 }
 
-TEST_CASE("rendezvous: a newer attempt supersedes the old one, an older one is refused",
+TEST_CASE("a newer attempt supersedes the old one, an older one is refused",
           "[rendezvous][engine]") {
   Harness h;
   const ConnId old_conn = h.join("actor", 3, 0);
@@ -111,7 +111,7 @@ TEST_CASE("rendezvous: a newer attempt supersedes the old one, an older one is r
   CHECK(h.authenticate(stale, wire::Role::member, Identity{"actor", 3, 0, "h", 1}).status == Status::stale_attempt);
 }
 
-TEST_CASE("rendezvous: rejoining after failure needs a newer attempt", "[rendezvous][engine]") {
+TEST_CASE("rejoining after failure needs a newer attempt", "[rendezvous][engine]") {
   Harness h;
   const ConnId a = h.join("actor", 0, 0);
   h.engine().disconnected(a, h.now());
@@ -122,7 +122,7 @@ TEST_CASE("rendezvous: rejoining after failure needs a newer attempt", "[rendezv
   h.join("actor", 0, 1);
 }
 
-TEST_CASE("rendezvous: a dropped connection fails its member at once", "[rendezvous][engine][faults]") {
+TEST_CASE("a dropped connection fails its member at once", "[rendezvous][engine][faults]") {
   Harness h;
   const ConnId watcher = h.observer();
   REQUIRE(h.request(watcher, wire::Subscribe{h.next_id(), kMemberEvents, ""}).status == Status::ok);
@@ -140,7 +140,7 @@ TEST_CASE("rendezvous: a dropped connection fails its member at once", "[rendezv
   CHECK(events[1].member.identity.name() == "learner.0");
 }
 
-TEST_CASE("rendezvous: a member whose heartbeats stop is failed after the miss budget",
+TEST_CASE("a member whose heartbeats stop is failed after the miss budget",
           "[rendezvous][engine][faults]") {
   Harness h;  // 100 ms interval, budget 3
   const ConnId quiet = h.join("actor", 0);
@@ -157,7 +157,7 @@ TEST_CASE("rendezvous: a member whose heartbeats stop is failed after the miss b
   CHECK(members[1].state == MemberState::alive);
 }
 
-TEST_CASE("rendezvous: leave records the exit status and ends membership cleanly", "[rendezvous][engine]") {
+TEST_CASE("leave records the exit status and ends membership cleanly", "[rendezvous][engine]") {
   Harness h;
   const ConnId a = h.join("worker", 2);
   CHECK(h.request(a, wire::Leave{h.next_id(), 7}).status == Status::ok);
@@ -171,7 +171,7 @@ TEST_CASE("rendezvous: leave records the exit status and ends membership cleanly
   CHECK(h.observed[1].member.exit_status == 7);
 }
 
-TEST_CASE("rendezvous: every membership change bumps the node's generation", "[rendezvous][engine]") {
+TEST_CASE("every membership change bumps the node's generation", "[rendezvous][engine]") {
   Harness h;
   h.join("a", 0);
   const ConnId a1 = h.join("a", 1);
@@ -185,7 +185,7 @@ TEST_CASE("rendezvous: every membership change bumps the node's generation", "[r
   CHECK(gen["b.0"] == 1);
 }
 
-TEST_CASE("rendezvous: observers may not leave or fence", "[rendezvous][engine]") {
+TEST_CASE("observers may not leave or fence", "[rendezvous][engine]") {
   Harness h;
   const ConnId o = h.observer();
   CHECK(h.request(o, wire::Leave{h.next_id(), 0}).status == Status::not_member);
@@ -194,7 +194,7 @@ TEST_CASE("rendezvous: observers may not leave or fence", "[rendezvous][engine]"
   CHECK(h.engine().members().empty());
 }
 
-TEST_CASE("rendezvous: the observer hears of a stop before any subscriber is told",
+TEST_CASE("the observer hears of a stop before any subscriber is told",
           "[rendezvous][engine]") {
   // The launcher must know the program is stopping before a task, stopped by
   // it, exits: else that exit looks like a failure.
@@ -213,7 +213,7 @@ TEST_CASE("rendezvous: the observer hears of a stop before any subscriber is tol
   CHECK(events[0].kind == EventKind::program_stopping);
 }
 
-TEST_CASE("rendezvous: request_stop reaches subscribers, late ones too, and the observer",
+TEST_CASE("request_stop reaches subscribers, late ones too, and the observer",
           "[rendezvous][engine]") {
   Harness h;
   const ConnId a = h.join("a", 0);

@@ -13,7 +13,7 @@ std::span<const std::uint8_t> bytes(const std::string& s) {
 }
 }  // namespace
 
-TEST_CASE("rendezvous: frames come out whole however the stream is cut", "[rendezvous][frames]") {
+TEST_CASE("frames come out whole however the stream is cut", "[rendezvous][frames]") {
   std::string stream;
   for (int i = 0; i < 20; ++i) wire::encode(wire::Put{static_cast<std::uint32_t>(i), Scope::program, "key" + std::to_string(i), std::string(static_cast<std::size_t>(i * 13), 'v')}, stream);
   for (std::size_t step : {1u, 2u, 5u, 17u, 4096u}) {
@@ -36,7 +36,7 @@ TEST_CASE("rendezvous: frames come out whole however the stream is cut", "[rende
   }
 }
 
-TEST_CASE("rendezvous: a frame above the bound is refused from its header alone", "[rendezvous][frames]") {
+TEST_CASE("a frame above the bound is refused from its header alone", "[rendezvous][frames]") {
   FrameReader reader(100);
   const std::uint8_t header[] = {0x65, 0, 0, 0};  // 101 bytes announced
   int frames = 0;
@@ -46,13 +46,13 @@ TEST_CASE("rendezvous: a frame above the bound is refused from its header alone"
   CHECK(frames == 0);
 }
 
-TEST_CASE("rendezvous: an empty frame is refused", "[rendezvous][frames]") {
+TEST_CASE("an empty frame is refused", "[rendezvous][frames]") {
   FrameReader reader(100);
   const std::uint8_t header[] = {0, 0, 0, 0};
   CHECK_FALSE(reader.feed(header, [](auto) { return true; }));
 }
 
-TEST_CASE("rendezvous: the bound may be raised between frames", "[rendezvous][frames]") {
+TEST_CASE("the bound may be raised between frames", "[rendezvous][frames]") {
   std::string stream;
   wire::encode(wire::Get{1, "k"}, stream);
   wire::encode(wire::Put{2, Scope::program, "k", std::string(500, 'v')}, stream);
@@ -66,7 +66,7 @@ TEST_CASE("rendezvous: the bound may be raised between frames", "[rendezvous][fr
   CHECK(frames == 2);
 }
 
-TEST_CASE("rendezvous: on_frame can stop the reader", "[rendezvous][frames]") {
+TEST_CASE("on_frame can stop the reader", "[rendezvous][frames]") {
   std::string stream;
   wire::encode(wire::Get{1, "k"}, stream);
   wire::encode(wire::Get{2, "k"}, stream);

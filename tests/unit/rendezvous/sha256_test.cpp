@@ -20,7 +20,7 @@ std::string unhex(std::string_view h) {
 }
 }  // namespace
 
-TEST_CASE("rendezvous: sha256 matches the FIPS 180-4 examples", "[rendezvous][sha256]") {
+TEST_CASE("sha256 matches the FIPS 180-4 examples", "[rendezvous][sha256]") {
   CHECK(hex(sha256("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(hex(sha256("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(hex(sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")) ==
@@ -29,7 +29,7 @@ TEST_CASE("rendezvous: sha256 matches the FIPS 180-4 examples", "[rendezvous][sh
   CHECK(hex(sha256(million)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
-TEST_CASE("rendezvous: sha256 is the same however the input is split", "[rendezvous][sha256]") {
+TEST_CASE("sha256 is the same however the input is split", "[rendezvous][sha256]") {
   std::string data;
   for (int i = 0; i < 1000; ++i) data.push_back(static_cast<char>(i * 7));
   const Digest whole = sha256(data);
@@ -42,7 +42,7 @@ TEST_CASE("rendezvous: sha256 is the same however the input is split", "[rendezv
   }
 }
 
-TEST_CASE("rendezvous: hmac-sha256 matches RFC 4231", "[rendezvous][hmac]") {
+TEST_CASE("hmac-sha256 matches RFC 4231", "[rendezvous][hmac]") {
   // Test case 1
   CHECK(hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
@@ -68,7 +68,7 @@ TEST_CASE("rendezvous: hmac-sha256 matches RFC 4231", "[rendezvous][hmac]") {
         "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2");
 }
 
-TEST_CASE("rendezvous: a precomputed HMAC key gives the same MAC each time", "[rendezvous][hmac]") {
+TEST_CASE("a precomputed HMAC key gives the same MAC each time", "[rendezvous][hmac]") {
   const HmacKey key("Jefe");
   CHECK(hex(key.mac("what do ya want for nothing?")) ==
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
@@ -78,7 +78,7 @@ TEST_CASE("rendezvous: a precomputed HMAC key gives the same MAC each time", "[r
   CHECK(hex(key.finish(h)) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
-TEST_CASE("rendezvous: constant_time_equal compares contents and lengths", "[rendezvous][hmac]") {
+TEST_CASE("constant_time_equal compares contents and lengths", "[rendezvous][hmac]") {
   const Digest a = sha256("a");
   Digest b = a;
   CHECK(constant_time_equal(a, b));
@@ -87,7 +87,7 @@ TEST_CASE("rendezvous: constant_time_equal compares contents and lengths", "[ren
   CHECK_FALSE(constant_time_equal(std::span(a).first(31), a));
 }
 
-TEST_CASE("rendezvous: generate_token gives 64 distinct hex digits", "[rendezvous][token]") {
+TEST_CASE("generate_token gives 64 distinct hex digits", "[rendezvous][token]") {
   const std::string t1 = generate_token();
   const std::string t2 = generate_token();
   CHECK(t1.size() == 64);

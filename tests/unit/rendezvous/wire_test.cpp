@@ -99,14 +99,14 @@ wire::Message decode_frame(const std::string& frame, const Limits& limits, std::
 
 }  // namespace
 
-TEST_CASE("rendezvous: every message survives a round trip", "[rendezvous][wire]") {
+TEST_CASE("every message survives a round trip", "[rendezvous][wire]") {
   for (const auto& m : all_messages()) {
     CAPTURE(m.index());
     CHECK(round_trip(m) == m);
   }
 }
 
-TEST_CASE("rendezvous: a truncated frame is refused at every length", "[rendezvous][wire]") {
+TEST_CASE("a truncated frame is refused at every length", "[rendezvous][wire]") {
   for (const auto& m : all_messages()) {
     std::string frame;
     encode(m, frame);
@@ -121,7 +121,7 @@ TEST_CASE("rendezvous: a truncated frame is refused at every length", "[rendezvo
   }
 }
 
-TEST_CASE("rendezvous: trailing bytes and unknown types are refused", "[rendezvous][wire]") {
+TEST_CASE("trailing bytes and unknown types are refused", "[rendezvous][wire]") {
   std::string frame;
   encode(Get{1, "k"}, frame);
   frame.push_back('x');
@@ -137,7 +137,7 @@ TEST_CASE("rendezvous: trailing bytes and unknown types are refused", "[rendezvo
   CHECK(error.find("unknown message type") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: unknown enum values are refused", "[rendezvous][wire]") {
+TEST_CASE("unknown enum values are refused", "[rendezvous][wire]") {
   std::string frame;
   encode(Put{1, Scope::task, "k", "v"}, frame);
   frame[4 + 1 + 4] = 7;  // scope byte
@@ -154,7 +154,7 @@ TEST_CASE("rendezvous: unknown enum values are refused", "[rendezvous][wire]") {
   CHECK_FALSE(ok);
 }
 
-TEST_CASE("rendezvous: lengths above the configured bounds are refused", "[rendezvous][wire]") {
+TEST_CASE("lengths above the configured bounds are refused", "[rendezvous][wire]") {
   Limits limits;
   limits.max_key_bytes = 8;
   limits.max_value_bytes = 16;
@@ -195,7 +195,7 @@ TEST_CASE("rendezvous: lengths above the configured bounds are refused", "[rende
   CHECK(error.find("ranges: count 2 exceeds the bound 1") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: a count that promises more than the frame holds is refused before allocating",
+TEST_CASE("a count that promises more than the frame holds is refused before allocating",
           "[rendezvous][wire]") {
   // reply, id, status ok, empty message, members body, count 1e6, no records.
   std::string frame;
@@ -212,7 +212,7 @@ TEST_CASE("rendezvous: a count that promises more than the frame holds is refuse
   CHECK(error.find("runs past the frame") != std::string::npos);
 }
 
-TEST_CASE("rendezvous: a shared fence reply decodes as one reply frame", "[rendezvous][wire]") {
+TEST_CASE("a shared fence reply decodes as one reply frame", "[rendezvous][wire]") {
   const std::vector<FenceBlob> blobs = {{"a", 0, "blob-a0"}, {"b", 4, std::string(1000, 'z')}};
   const std::string shared = encode_fence_body(blobs);
   const std::string frame = encode_shared_reply_prefix(123, shared.size()) + shared;
@@ -225,7 +225,7 @@ TEST_CASE("rendezvous: a shared fence reply decodes as one reply frame", "[rende
   CHECK(std::get<FenceBody>(reply.body).blobs == blobs);
 }
 
-TEST_CASE("rendezvous: the client MAC binds the nonces and the identity", "[rendezvous][wire]") {
+TEST_CASE("the client MAC binds the nonces and the identity", "[rendezvous][wire]") {
   const HmacKey key("secret");
   Nonce server{};
   server[0] = 1;

@@ -13,7 +13,7 @@ namespace {
 ArgvScan scan(Tool tool, const Words& words) { return scan_tool_argv(tool, words); }
 }  // namespace
 
-TEST_CASE("spank: --program is taken out in every spelling", "[spank][scan]") {
+TEST_CASE("the option --program is taken out in every spelling", "[spank][scan]") {
   for (const Words& words : {Words{"-N3", "--program=t.toml", "-l"},
                              Words{"-N3", "--program", "t.toml", "-l"},
                              Words{"-N3", "--prog=t.toml", "-l"}}) {
@@ -24,7 +24,7 @@ TEST_CASE("spank: --program is taken out in every spelling", "[spank][scan]") {
   }
 }
 
-TEST_CASE("spank: values of options are not taken for the command", "[spank][scan]") {
+TEST_CASE("values of options are not taken for the command", "[spank][scan]") {
   const auto s = scan(Tool::srun, {"-N", "3", "--mpi", "pmix", "-p", "gpu", "--program=t.toml",
                                    "--time", "10", "-lN", "2", "-Jname"});
   CHECK_FALSE(s.operand);
@@ -32,13 +32,13 @@ TEST_CASE("spank: values of options are not taken for the command", "[spank][sca
         Words{"-N", "3", "--mpi", "pmix", "-p", "gpu", "--time", "10", "-lN", "2", "-Jname"});
 }
 
-TEST_CASE("spank: a value that looks like --program belongs to its option", "[spank][scan]") {
+TEST_CASE("a value that looks like --program belongs to its option", "[spank][scan]") {
   const auto s = scan(Tool::srun, {"--comment", "--program=x", "--program=t.toml"});
   CHECK(s.programs == Words{"t.toml"});
   CHECK(s.passthrough == Words{"--comment", "--program=x"});
 }
 
-TEST_CASE("spank: optional values only attach to their word", "[spank][scan]") {
+TEST_CASE("optional values only attach to their word", "[spank][scan]") {
   // --exclusive takes an optional value: "user" here is the command.
   const auto s = scan(Tool::srun, {"--exclusive", "user", "--program=t.toml"});
   REQUIRE(s.operand);
@@ -46,7 +46,7 @@ TEST_CASE("spank: optional values only attach to their word", "[spank][scan]") {
   CHECK(s.programs.empty());  // after the command: the command's own words
 }
 
-TEST_CASE("spank: the first operand ends the options", "[spank][scan]") {
+TEST_CASE("the first operand ends the options", "[spank][scan]") {
   const auto s = scan(Tool::srun, {"-N2", "--program=t.toml", "hostname", "--program=other"});
   REQUIRE(s.operand);
   CHECK(*s.operand == "hostname");
@@ -54,7 +54,7 @@ TEST_CASE("spank: the first operand ends the options", "[spank][scan]") {
   CHECK(s.passthrough == Words{"-N2", "hostname", "--program=other"});
 }
 
-TEST_CASE("spank: -- ends the options", "[spank][scan]") {
+TEST_CASE("a lone -- ends the options", "[spank][scan]") {
   auto s = scan(Tool::srun, {"--program=t.toml", "--", "cmd"});
   REQUIRE(s.operand);
   CHECK(*s.operand == "cmd");
@@ -63,13 +63,13 @@ TEST_CASE("spank: -- ends the options", "[spank][scan]") {
   CHECK(s.passthrough.empty());
 }
 
-TEST_CASE("spank: ':' starts another heterogeneous component", "[spank][scan]") {
+TEST_CASE("':' starts another heterogeneous component", "[spank][scan]") {
   const auto s = scan(Tool::srun, {"-n1", "--program=t.toml", ":", "-n2", "cmd"});
   REQUIRE(s.operand);
   CHECK(s.operand_is_separator);
 }
 
-TEST_CASE("spank: help, a missing value and --wrap are noticed", "[spank][scan]") {
+TEST_CASE("help, a missing value and --wrap are noticed", "[spank][scan]") {
   CHECK(scan(Tool::srun, {"--program=t", "--help"}).help_requested);
   CHECK(scan(Tool::srun, {"--program=t", "-h"}).help_requested);
   CHECK(scan(Tool::sbatch, {"--program=t", "--usage"}).help_requested);
@@ -83,14 +83,14 @@ TEST_CASE("spank: help, a missing value and --wrap are noticed", "[spank][scan]"
   CHECK(scan(Tool::sbatch, {"--program=t", "--wrap=hostname"}).wraps_command);
 }
 
-TEST_CASE("spank: sbatch's script is its operand", "[spank][scan]") {
+TEST_CASE("sbatch's script is its operand", "[spank][scan]") {
   const auto s = scan(Tool::sbatch, {"-N2", "--wait", "--program=t.toml", "job.sh", "arg"});
   REQUIRE(s.operand);
   CHECK(*s.operand == "job.sh");
   CHECK(s.passthrough == Words{"-N2", "--wait", "job.sh", "arg"});
 }
 
-TEST_CASE("spank: a lone '-' is an operand", "[spank][scan]") {
+TEST_CASE("a lone '-' is an operand", "[spank][scan]") {
   const auto s = scan(Tool::srun, {"--program=t", "-"});
   REQUIRE(s.operand);
   CHECK(*s.operand == "-");

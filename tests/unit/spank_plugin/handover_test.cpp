@@ -24,50 +24,50 @@ Handover decide(Tool tool, Words cmdline, bool guard = false) {
 
 }  // namespace
 
-TEST_CASE("spank: srun --program execs slipway launch with one --srun-arg per word", "[spank][handover]") {
+TEST_CASE("srun --program execs slipway launch with one --srun-arg per word", "[spank][handover]") {
   const auto h = decide(Tool::srun, {"srun", "-N", "4", "--mpi=pmix", "--program=impala.toml", "-l"});
   REQUIRE(h.kind == Handover::Kind::exec);
   CHECK(h.argv == Words{"/opt/slipway/bin/slipway", "launch", "--srun-arg=-N", "--srun-arg=4",
                         "--srun-arg=--mpi=pmix", "--srun-arg=-l", "impala.toml"});
 }
 
-TEST_CASE("spank: srun --program alone execs slipway launch FILE", "[spank][handover]") {
+TEST_CASE("srun --program alone execs slipway launch FILE", "[spank][handover]") {
   const auto h = decide(Tool::srun, {"srun", "--program", "t.toml"});
   REQUIRE(h.kind == Handover::Kind::exec);
   CHECK(h.argv == Words{"/opt/slipway/bin/slipway", "launch", "t.toml"});
 }
 
-TEST_CASE("spank: sbatch --program execs slipway sbatch with --sbatch-arg", "[spank][handover]") {
+TEST_CASE("sbatch --program execs slipway sbatch with --sbatch-arg", "[spank][handover]") {
   const auto h = decide(Tool::sbatch, {"sbatch", "-t", "60", "--program=t.toml", "--requeue"});
   REQUIRE(h.kind == Handover::Kind::exec);
   CHECK(h.argv == Words{"/opt/slipway/bin/slipway", "sbatch", "--sbatch-arg=-t",
                         "--sbatch-arg=60", "--sbatch-arg=--requeue", "t.toml"});
 }
 
-TEST_CASE("spank: salloc --program re-execs salloc with slipway launch as its command",
+TEST_CASE("salloc --program re-execs salloc with slipway launch as its command",
           "[spank][handover]") {
   const auto h = decide(Tool::salloc, {"salloc", "-N3", "--program=t.toml"});
   REQUIRE(h.kind == Handover::Kind::exec);
   CHECK(h.argv == Words{"/usr/bin/salloc", "-N3", "/opt/slipway/bin/slipway", "launch", "t.toml"});
 }
 
-TEST_CASE("spank: a topology path starting with '-' cannot pass for an option", "[spank][handover]") {
+TEST_CASE("a topology path starting with '-' cannot pass for an option", "[spank][handover]") {
   const auto h = decide(Tool::srun, {"srun", "--program=-odd.toml"});
   REQUIRE(h.kind == Handover::Kind::exec);
   CHECK(h.argv.back() == "./-odd.toml");
 }
 
-TEST_CASE("spank: no --program on the command line: nothing to do", "[spank][handover]") {
+TEST_CASE("no --program on the command line: nothing to do", "[spank][handover]") {
   CHECK(decide(Tool::sbatch, {"sbatch", "job.sh"}).kind == Handover::Kind::absent);
   CHECK(decide(Tool::srun, {"srun", "hostname", "--program=x"}).kind == Handover::Kind::absent);
   CHECK(decide(Tool::srun, {}).kind == Handover::Kind::absent);
 }
 
-TEST_CASE("spank: --help with --program lets the tool answer", "[spank][handover]") {
+TEST_CASE("help asked with --program lets the tool answer", "[spank][handover]") {
   CHECK(decide(Tool::srun, {"srun", "--program=t", "--help"}).kind == Handover::Kind::help);
 }
 
-TEST_CASE("spank: refusals say what to do", "[spank][handover]") {
+TEST_CASE("refusals say what to do", "[spank][handover]") {
   auto h = decide(Tool::srun, {"srun", "-N2", "--program=t.toml", "hostname"});
   REQUIRE(h.kind == Handover::Kind::error);
   CHECK_THAT(h.message, Catch::Contains("takes no command: remove 'hostname'"));
@@ -97,13 +97,13 @@ TEST_CASE("spank: refusals say what to do", "[spank][handover]") {
   CHECK_THAT(h.message, Catch::Contains("'--time' needs a value"));
 }
 
-TEST_CASE("spank: the re-exec guard refuses nested programs", "[spank][handover]") {
+TEST_CASE("the re-exec guard refuses nested programs", "[spank][handover]") {
   const auto h = decide(Tool::srun, {"srun", "--program=t.toml"}, true);
   REQUIRE(h.kind == Handover::Kind::error);
   CHECK_THAT(h.message, Catch::Contains(slipway::core::env::kSpankReexec));
 }
 
-TEST_CASE("spank: no slipway executable is an error", "[spank][handover]") {
+TEST_CASE("no slipway executable is an error", "[spank][handover]") {
   HandoverInput in;
   in.tool = Tool::srun;
   in.cmdline = {"srun", "--program=t.toml"};

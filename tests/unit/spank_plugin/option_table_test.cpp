@@ -5,7 +5,7 @@
 
 using namespace slipway::spank;
 
-TEST_CASE("spank: long options resolve by exact name or unambiguous prefix", "[spank][options]") {
+TEST_CASE("long options resolve by exact name or unambiguous prefix", "[spank][options]") {
   auto nodes = find_long_option(Tool::srun, "nodes");
   REQUIRE(nodes);
   CHECK(nodes->kind == ArgKind::required);
@@ -21,7 +21,7 @@ TEST_CASE("spank: long options resolve by exact name or unambiguous prefix", "[s
   CHECK(mem->name == "mem");
 }
 
-TEST_CASE("spank: a prefix matching options that take values differently is unresolved",
+TEST_CASE("a prefix matching options that take values differently is unresolved",
           "[spank][options]") {
   // "ex": exact (none), exclude (required), exclusive (optional), export...
   CHECK_FALSE(find_long_option(Tool::srun, "ex"));
@@ -29,7 +29,7 @@ TEST_CASE("spank: a prefix matching options that take values differently is unre
   CHECK_FALSE(find_long_option(Tool::srun, ""));
 }
 
-TEST_CASE("spank: options depend on the tool", "[spank][options]") {
+TEST_CASE("options depend on the tool", "[spank][options]") {
   CHECK(find_long_option(Tool::srun, "mpi"));
   CHECK_FALSE(find_long_option(Tool::sbatch, "mpi"));
   CHECK(find_long_option(Tool::sbatch, "wrap"));
@@ -42,7 +42,7 @@ TEST_CASE("spank: options depend on the tool", "[spank][options]") {
   CHECK(find_short_option(Tool::srun, 'K')->name == "kill-on-bad-exit");
 }
 
-TEST_CASE("spank: extra (plugin) options join the look-up", "[spank][options]") {
+TEST_CASE("extra (plugin) options join the look-up", "[spank][options]") {
   const OptionSpec extra[] = {{"program", '\0', ArgKind::required, tool_bit(Tool::srun)}};
   CHECK_FALSE(find_long_option(Tool::srun, "program"));
   auto found = find_long_option(Tool::srun, "prog", extra);
@@ -50,7 +50,7 @@ TEST_CASE("spank: extra (plugin) options join the look-up", "[spank][options]") 
   CHECK(found->name == "program");
 }
 
-TEST_CASE("spank: the tool is read from the executable's base name", "[spank][options]") {
+TEST_CASE("the tool is read from the executable's base name", "[spank][options]") {
   CHECK(tool_from_path("/usr/bin/srun") == Tool::srun);
   CHECK(tool_from_path("sbatch") == Tool::sbatch);
   CHECK(tool_from_path("/opt/slurm/bin/salloc") == Tool::salloc);

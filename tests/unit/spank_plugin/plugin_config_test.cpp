@@ -8,7 +8,7 @@
 
 using namespace slipway::spank;
 
-TEST_CASE("spank: slipway_bin= is read from the plugin arguments", "[spank][config]") {
+TEST_CASE("slipway_bin= is read from the plugin arguments", "[spank][config]") {
   const std::vector<std::string> args{"slipway_bin=/opt/s/bin/slipway"};
   const auto r = parse_plugin_args(args);
   CHECK(r.error.empty());
@@ -16,14 +16,14 @@ TEST_CASE("spank: slipway_bin= is read from the plugin arguments", "[spank][conf
   CHECK(parse_plugin_args({}).error.empty());
 }
 
-TEST_CASE("spank: unknown or empty arguments are errors naming them", "[spank][config]") {
+TEST_CASE("unknown or empty arguments are errors naming them", "[spank][config]") {
   auto r = parse_plugin_args(std::vector<std::string>{"slipwaybin=/x"});
   CHECK_THAT(r.error, Catch::Contains("'slipwaybin=/x'") && Catch::Contains("slipway_bin=PATH"));
   r = parse_plugin_args(std::vector<std::string>{"slipway_bin="});
   CHECK_FALSE(r.error.empty());
 }
 
-TEST_CASE("spank: SLIPWAY_BIN, then slipway_bin=, then the built-in path", "[spank][config]") {
+TEST_CASE("SLIPWAY_BIN, then slipway_bin=, then the built-in path", "[spank][config]") {
   PluginConfig configured;
   configured.slipway_bin = "/conf/slipway";
   CHECK(resolve_slipway_bin("/env/slipway", configured, "/usr/bin/slipway") == "/env/slipway");

@@ -35,6 +35,11 @@ struct SpawnOptions {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // Signals that stay blocked in the new program (every other one starts
+  // unblocked, with its default disposition): for a child that takes them
+  // through a signalfd from its first instruction (slipway-exec), so that
+  // one sent right after the spawn is never lost nor fatal.
+  std::vector<int> blocked_signals;
 };
 
 // Starts the process; returns its pid. Throws std::system_error on failure

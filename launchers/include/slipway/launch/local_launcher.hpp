@@ -4,9 +4,11 @@
 // Contract: plans the program (when it does not fit: an Invalid outcome,
 // nothing started; launch_outcome.hpp), creates a run directory
 // (printed on stderr), runs the rendezvous in-process, starts every task
-// (a plain task in the launcher's own event loop with the agent's code,
-// inline_tasks.hpp; a colocated group replica, an mpi or a horovod task
-// under a slipway-exec of its own), supervises
+// (a task alone in its unit, in the launcher's own event loop with the
+// task runner slipway-exec uses, tasks/task_runner.hpp, a horovod node's
+// store hosted here too; the tasks of a colocate group, and mpi tasks (a
+// PMIx server each), under a slipway-exec of their own;
+// SLIPWAY_INLINE_TASKS=0 puts every unit under slipway-exec), supervises
 // them (supervisor.hpp: retries with backoff, daemons stopped at the end),
 // and returns its outcome: status 0 only when every non-daemon task
 // succeeded. SIGINT/SIGTERM/
@@ -15,7 +17,7 @@
 // killed, every task dies with it (parent-death signals, subreaping, and
 // the guard and keeper processes: see run_guarded in launcher_guard.hpp).
 // Tasks start within the launcher's descriptor budget (the rest wait:
-// LauncherLoop::descriptors_of); output never waits for the terminal
+// descriptor_budget.hpp); output never waits for the terminal
 // (terminal_stream.hpp); task logs are bounded (task_log.hpp).
 #pragma once
 

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "slipway/base/poll_source.hpp"
+
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
 
@@ -51,14 +53,14 @@ class SrunMessages {
   std::deque<std::string> kept_;
 };
 
-class SrunStderr {
+class SrunStderr final : public base::PollSource {
  public:
   explicit SrunStderr(base::TerminalStream& forward);
 
   base::UniqueFd open();
   void adopt(pid_t pid);
-  void watch(std::vector<pollfd>& fds) const;
-  void watched(const pollfd* fds, std::size_t count);
+  void watch(std::vector<pollfd>& fds) override;
+  void watched(const pollfd* fds, std::size_t count) override;
   std::string ended(pid_t pid);
 
  private:

@@ -1,26 +1,21 @@
-// The task agent (`slipway-exec`): the launch layer around the user's
-// command, the same locally and under Slurm.
+// The task agent (`slipway-exec`): the process that runs the tasks of one
+// launch unit (one task, or a colocate group) with the task runner
+// (tasks/task_runner.hpp), the same locally and under Slurm.
 //
-// Contract, for each task it runs (several when nodes are colocated):
-//  1. binds the task's named ports and holds them (held_port.hpp);
-//  2. publishes them through its Wiring;
-//  3. waits, up to `wire_timeout`, until every address the task needs is
-//     published (required_addresses), naming what is missing on timeout;
-//  4. builds the environment (inherited + core::task_environment + what the
-//     launcher adds) and starts `wrapper + command` in the node's workdir,
-//     in a process group of its own that dies with the agent;
-//  5. prefixes each output line with "NODE.REPLICA: " (and logs it raw to
-//     LOG_DIR/NODE.REPLICA.log), forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT/
-//     SIGUSR1/SIGUSR2 to the command's process group, turns a program stop
-//     into SIGTERM, and SIGKILLs what is left `grace` later;
-//  5b. for replica 0 of a framework = "horovod" node, keeps the
-//     `horovod_rendezvous` port and serves Horovod's gloo rendezvous store
-//     on it while the task runs (horovod_rendezvous.hpp);
-//  6. leaves no descendant behind, reports the exit status through leave()
-//     and returns it as a shell code (128 + signal when killed).
-// When one colocated command fails, the others are stopped and the agent
-// returns the failure. Signals must be blocked by the caller
-// (block_agent_signals) before any thread is started.
+// Contract: every task of `options.tasks` goes through the runner's life
+// cycle (ports held, joined, addresses awaited, environment, hooks, command,
+// output relayed behind "NODE.REPLICA: " and logged, one grace rule,
+// reported), its problems reported as "NODE.REPLICA: slipway-exec: ...".
+// The agent is the commands' subreaper; it forwards SIGTERM, SIGINT,
+// SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to every command (the first four
+// stop them: SIGKILL `grace` later), and a program stop or the task's stop
+// key to all of them. When one colocated command fails, the others are
+// stopped. At the end no descendant is left, and the agent returns the
+// first non-zero shell code of its tasks in the order given (128 + signal
+// for one killed), else 0. A task that cannot be prepared or joined (a bad
+// name, a port that cannot be bound, a refused join) is reported, stops
+// the others, and the agent returns 1. Signals must be blocked by the
+// caller (block_agent_signals) before any thread is started.
 #pragma once
 
 #include <chrono>
@@ -28,8 +23,8 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
-#include "slipway/exec/task_hooks.hpp"
-#include "slipway/exec/wiring.hpp"
+#include "slipway/tasks/task_control.hpp"
+#include "slipway/tasks/task_hooks.hpp"
 
 namespace slipway::exec {
 
@@ -44,7 +39,7 @@ struct AgentOptions {
   // The address peers reach this host at, when the plan gives none.
   // Empty: this host's name.
   std::string advertise_host;
-  std::vector<TaskHooks*> hooks;  // not owned; called in order (task_hooks.hpp)
+  std::vector<tasks::TaskHooks*> hooks;  // not owned; called in order (task_hooks.hpp)
 };
 
 // Blocks the signals the agent handles through a signalfd, and ignores
@@ -52,12 +47,10 @@ struct AgentOptions {
 // main, before any thread exists.
 void block_agent_signals();
 
-// Runs the tasks to completion; returns the exit code for the process.
-// Output reaches the terminal without ever blocking the agent
-// (terminal_stream.hpp); the agent holds the program's secret, so it
-// makes no core dump (disable_core_dumps in process.hpp).
-// Errors before the command starts (a bad task name, a wiring timeout) are
-// reported on stderr, prefixed with the task's name, and return 1.
-int run_agent(const core::Plan& plan, const AgentOptions& options, const WiringFactory& wiring);
+// Runs the tasks to completion over `control`; returns the exit code for
+// the process. Output reaches the terminal without ever blocking the agent
+// (terminal_stream.hpp); the agent holds the program's secret, so it makes
+// no core dump (disable_core_dumps in process.hpp).
+int run_agent(const core::Plan& plan, const AgentOptions& options, tasks::TaskControl& control);
 
 }  // namespace slipway::exec

@@ -1,0 +1,139 @@
+// TaskRunner: the one life cycle of a task, whoever runs it: slipway-exec
+// (node_types/exec: one task, or the colocated tasks of one unit) and the
+// local launcher (the tasks it runs in its own process). Event driven and
+// never blocking: its owner's loop polls it (base::PollSource), reaps its
+// children and hands them over (reaped()), and takes the ends
+// (take_ended()).
+//
+// Contract, for each task started on an attempt:
+//  1. prepare() holds the task's named ports (held_port.hpp) and joins the
+//     control plane (task_control.hpp) with them published, for every task
+//     given in one trip; start() without prepare() makes the trip alone.
+//     start() throws (nothing is left held or joined) when the task cannot
+//     be prepared or joined; it returns the task's id otherwise.
+//  2. While addresses the task needs (core::required_addresses) are
+//     missing, it waits for them without blocking: key_changed() (or the
+//     control's notices) re-reads them; after `wire_timeout` the task ends
+//     with status 1 and "NODE.REPLICA: SPEAKER: timed out after ..." on
+//     stderr, naming what is missing.
+//  3. Once resolved, the environment is built (inherited_env, then what
+//     the starter added, then core::task_environment for the task's
+//     attempt and every hook's additions over both: launch_environment.hpp),
+//     hooks run (task_hooks.hpp), the ports still held are released, and
+//     the command starts in a process group of its own (task_command.hpp),
+//     its output relayed behind "NODE.REPLICA: " and logged (task_output.hpp).
+//     A command that cannot start ends the task with status 127 and the
+//     reason on stderr.
+//  4. One grace rule: a terminating signal (SIGTERM, SIGINT, SIGHUP,
+//     SIGQUIT) given through signal()/signal_all() goes to the command's
+//     process group and SIGKILL follows `grace` later if it still runs;
+//     other signals are only forwarded; a task still waiting for addresses
+//     ends at once with 128 + signal. When the command has exited, what is
+//     left in its group gets SIGTERM, and SIGKILL min(grace, 2 s) later if
+//     it still holds the output open; the output is relayed to its end.
+//  5. Then hooks' after_exit run, a failed task's log is kept, the task
+//     leaves the control plane with its shell code (128 + signal when
+//     killed), and its end is ready for take_ended().
+// The destructor SIGKILLs the process group of every command still running.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "slipway/base/poll_source.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/core/environment.hpp"
+#include "slipway/core/plan.hpp"
+#include "slipway/tasks/task_control.hpp"
+#include "slipway/tasks/task_hooks.hpp"
+#include "slipway/tasks/task_id.hpp"
+
+namespace slipway::tasks {
+
+struct TaskRunnerOptions {
+  std::string speaker = "slipway";  // who reports: "NODE.REPLICA: SPEAKER: message"
+  std::string log_dir;              // empty: no log files
+  std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (0: none)
+  std::string advertise_host;       // empty: this host's name
+  std::chrono::milliseconds wire_timeout{300000};
+  std::chrono::milliseconds grace{5000};
+  bool launcher_binds_gpus = true;
+  std::vector<std::string> inherited_env;  // what every command inherits ("NAME=value")
+  std::vector<TaskHooks*> hooks;           // not owned; called in order
+};
+
+struct TaskStart {
+  std::uint32_t task = 0;  // index in Plan::tasks
+  std::uint32_t attempt = 0;
+  core::EnvMap env;        // what the starter adds to the inherited environment
+};
+
+struct TaskEnd {
+  TaskId id;
+  std::uint32_t task = 0;  // index in Plan::tasks
+  base::ExitStatus status;
+};
+
+class TaskRunner final : public base::PollSource {
+ public:
+  TaskRunner(const core::Plan& plan, TaskControl& control, TaskRunnerOptions options);
+  ~TaskRunner() override;
+  TaskRunner(const TaskRunner&) = delete;
+  TaskRunner& operator=(const TaskRunner&) = delete;
+
+  // How many descriptors a running task holds in the runner's process: its
+  // two output pipes, its log and its held ports.
+  static std::size_t descriptors_per_task(const core::Task& task) { return 3 + task.ports.size(); }
+
+  void prepare(const std::vector<TaskStart>& tasks);
+  TaskId start(const TaskStart& task);
+  void signal(TaskId id, int sig);
+  void signal_all(int sig);
+  // A child was reaped: returns whether it was one of the commands.
+  bool reaped(pid_t pid, const base::ExitStatus& status);
+  void key_changed(const std::string& key);
+  std::vector<TaskEnd> take_ended();
+  bool idle() const { return tasks_.empty() && ended_.empty(); }
+
+  void watch(std::vector<pollfd>& fds) override;
+  void watched(const pollfd* fds, std::size_t count) override;
+  std::optional<Clock::time_point> deadline() const override;
+
+ private:
+  struct Task;
+  struct Prepared;
+  std::unique_ptr<Task> make_task(const TaskStart& start);
+  void launch(Task& t);
+  void resolve_and_launch(Task& t);
+  void finish(Task& t, base::ExitStatus status);
+  void fail(Task& t, int code, const std::string& message);
+  void fire_timeouts(Clock::time_point now);
+  void on_notices();
+  void report(const core::Task& task, const std::string& message) const;
+
+  const core::Plan& plan_;
+  TaskControl& control_;
+  TaskRunnerOptions options_;
+  std::string host_name_;
+  std::uint64_t next_id_ = 0;
+  std::map<TaskId, std::unique_ptr<Task>> tasks_;
+  std::map<std::uint32_t, std::unique_ptr<Prepared>> prepared_;  // by task index
+  std::map<pid_t, TaskId> by_command_;
+  std::vector<TaskEnd> ended_;
+  std::vector<TaskId> polled_;  // the task of each output descriptor watch() added
+  bool polled_control_ = false;
+};
+
+// Why a task gave up waiting for addresses: "timed out after N s waiting
+// for the address of learner.0 port 'grpc', ...; check that ..."
+std::string wire_timeout_message(std::chrono::milliseconds timeout,
+                                 const std::vector<core::AddressRef>& missing);
+
+}  // namespace slipway::tasks
