@@ -10,7 +10,7 @@ namespace {
 
 std::string str(std::uint64_t n) { return std::to_string(n); }
 
-EnvMap torch_environment(const Plan& plan, const Task& t, std::uint32_t attempt,
+EnvMap torch_environment(const Plan& plan, const Task& t, TaskLaunch launch,
                          const ResolvedAddresses& a) {
   const Endpoint& master = a.at({t.node, 0, std::string(kTorchMasterPort)});
   const NodeSpec& node = plan.node(t);
@@ -26,7 +26,7 @@ EnvMap torch_environment(const Plan& plan, const Task& t, std::uint32_t attempt,
           {"ROLE_WORLD_SIZE", str(t.replicas)},
           {"ROLE_NAME", t.node},
           {"TORCHELASTIC_RUN_ID", plan.program.name.value + "-" + t.node},
-          {"TORCHELASTIC_RESTART_COUNT", str(attempt)},
+          {"TORCHELASTIC_RESTART_COUNT", str(launch.epoch)},
           {"TORCHELASTIC_MAX_RESTARTS", str(node.max_retries.value)}};
 }
 
@@ -88,10 +88,10 @@ EnvMap paddle_environment(const Plan& plan, const Task& t, const ResolvedAddress
 
 }  // namespace
 
-EnvMap framework_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+EnvMap framework_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                              const ResolvedAddresses& addresses) {
   switch (plan.node(task).framework.value) {
-    case Framework::torch: return torch_environment(plan, task, attempt, addresses);
+    case Framework::torch: return torch_environment(plan, task, launch, addresses);
     case Framework::tensorflow: return tensorflow_environment(plan, task, addresses);
     case Framework::jax: return jax_environment(task, addresses);
     case Framework::horovod: return horovod_environment(plan, task, addresses);

@@ -6,13 +6,14 @@
 
 namespace slipway::core {
 
-EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                             const ResolvedAddresses& addresses) {
   EnvMap env{{env::kProgram, plan.program.name.value},
              {env::kNode, task.node},
              {env::kReplica, std::to_string(task.replica)},
              {env::kReplicas, std::to_string(task.replicas)},
-             {env::kAttempt, std::to_string(attempt)}};
+             {env::kAttempt, std::to_string(launch.attempt)},
+             {env::kEpoch, std::to_string(launch.epoch)}};
   for (const std::string& port : task.ports) {
     env[env::port_variable(port)] =
         std::to_string(addresses.at({task.node, task.replica, port}).port);
@@ -49,14 +50,14 @@ EnvMap ucx_environment(const NodeSpec& node) {
   return env;
 }
 
-EnvMap task_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                         const ResolvedAddresses& addresses,
                         const TaskEnvironmentOptions& options) {
   const NodeSpec& node = plan.node(task);
   EnvMap env;
   for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
-  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, attempt, addresses),
-                              framework_environment(plan, task, attempt, addresses),
+  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, launch, addresses),
+                              framework_environment(plan, task, launch, addresses),
                               gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {
     for (const auto& [name, value] : layer) env[name] = value;
   }

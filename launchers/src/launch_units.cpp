@@ -5,6 +5,59 @@
 #include <map>
 
 namespace slipway::launch {
+namespace {
+
+// Units that share a world node share a world: the connected components of
+// units and world nodes, numbered in plan order.
+void assign_worlds(const core::Plan& plan, std::vector<LaunchUnit>& units) {
+  std::map<std::string, int> world_of_node;
+  std::vector<int> parent;  // union-find over provisional world ids
+  auto find = [&parent](int x) {
+    while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)];
+    return x;
+  };
+  for (LaunchUnit& unit : units) {
+    for (std::uint32_t t : unit.tasks) {
+      const core::NodeSpec& node = plan.node(plan.tasks[t]);
+      if (!forms_world(*node.framework)) continue;
+      // Every mpi node of a program is one MPI world (MPMD): one key.
+      const std::string key = *node.framework == core::Framework::mpi ? std::string("\0mpi", 4)
+                                                                       : *node.name;
+      auto [it, added] = world_of_node.emplace(key, static_cast<int>(parent.size()));
+      if (added) parent.push_back(it->second);
+      const int w = find(it->second);
+      if (unit.world < 0) {
+        unit.world = w;
+      } else if (find(unit.world) != w) {
+        parent[static_cast<std::size_t>(w)] = find(unit.world);
+      }
+    }
+  }
+  std::map<int, int> dense;
+  for (LaunchUnit& unit : units) {
+    if (unit.world < 0) continue;
+    const int root = find(unit.world);
+    auto [it, added] = dense.emplace(root, static_cast<int>(dense.size()));
+    unit.world = it->second;
+  }
+}
+
+}  // namespace
+
+bool forms_world(core::Framework framework) {
+  switch (framework) {
+    case core::Framework::torch:
+    case core::Framework::jax:
+    case core::Framework::horovod:
+    case core::Framework::paddle:
+    case core::Framework::tensorflow:
+    case core::Framework::mpi:
+      return true;
+    case core::Framework::none:
+      return false;
+  }
+  return false;
+}
 
 std::vector<LaunchUnit> launch_units(const core::Plan& plan) {
   std::vector<LaunchUnit> units;
@@ -29,6 +82,7 @@ std::vector<LaunchUnit> launch_units(const core::Plan& plan) {
     }
     units[index].tasks.push_back(task.id);
   }
+  assign_worlds(plan, units);
   return units;
 }
 

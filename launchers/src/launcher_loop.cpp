@@ -86,6 +86,8 @@ void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
 
 UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
+int LauncherLoop::unit_epoch(std::size_t unit) const { return supervisor_->task(unit).epoch; }
+
 std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
     const std::vector<std::size_t>& units) {
   std::vector<std::vector<std::size_t>> groups;
@@ -96,7 +98,9 @@ std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
 void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
   if (attempt > 0) {
     for (std::size_t unit : units) {
-      say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) + ")");
+      const int epoch = unit_epoch(unit);
+      say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) +
+          (epoch > 0 ? ", epoch " + std::to_string(epoch) + " of its world" : std::string()) + ")");
       for (std::uint32_t t : units_[unit].tasks) {
         control_->clear_stop(plan_.tasks[t].node, plan_.tasks[t].replica);
       }
@@ -378,7 +382,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
 
   std::vector<SupervisedTaskSpec> specs;
-  for (const LaunchUnit& unit : units_) specs.push_back({unit.name, unit.daemon, unit.max_retries});
+  for (const LaunchUnit& unit : units_) {
+    specs.push_back({unit.name, unit.daemon, unit.max_retries, unit.world});
+  }
   SupervisorOptions supervisor_options;
   supervisor_options.grace = grace_;
   supervisor_ = std::make_unique<Supervisor>(std::move(specs), supervisor_options);

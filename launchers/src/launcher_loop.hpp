@@ -116,6 +116,9 @@ class LauncherLoop {
   const std::vector<LaunchUnit>& units() const { return units_; }
   // The carrier of `unit`, or none when the unit is not running.
   UnitHandle unit_carrier(std::size_t unit) const;
+  // The epoch of the unit's world its next (or current) start belongs to
+  // (0 outside worlds): what start_units passes on as SLIPWAY_EPOCH.
+  int unit_epoch(std::size_t unit) const;
   std::size_t unit_of_task(const std::string& task_name) const;
   ControlPlane& control() { return *control_; }
 

@@ -42,7 +42,7 @@ class LocalRun : public LauncherLoop {
     std::vector<tasks::TaskStart> tasks;
     for (std::size_t unit : starting) {
       if (runs_inline(unit)) {
-        tasks.push_back({units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), {}});
+        tasks.push_back({units()[unit].tasks.front(), launch_of(unit, attempt), {}});
       }
     }
     if (!tasks.empty()) runner().prepare(tasks);
@@ -53,7 +53,7 @@ class LocalRun : public LauncherLoop {
                          const std::vector<std::string>& env) override {
     const std::size_t unit = group.front();
     if (runs_inline(unit)) {
-      tasks::TaskStart start{units()[unit].tasks.front(), static_cast<std::uint32_t>(attempt), {}};
+      tasks::TaskStart start{units()[unit].tasks.front(), launch_of(unit, attempt), {}};
       for (const auto& entry : env) {
         auto eq = entry.find('=');
         if (eq != std::string::npos) start.env[entry.substr(0, eq)] = entry.substr(eq + 1);
@@ -65,7 +65,7 @@ class LocalRun : public LauncherLoop {
     // Colocated groups and mpi tasks: a slipway-exec of their own.
     base::SpawnOptions spawn;
     spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                  std::to_string(attempt), "--log-dir", run_dir().logs_path(), "--grace-ms",
+                  std::to_string(attempt), "--epoch", std::to_string(unit_epoch(unit)), "--log-dir", run_dir().logs_path(), "--grace-ms",
                   std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
                   std::to_string(options_.wire_timeout.count())};
     for (std::uint32_t task : units()[unit].tasks) {
@@ -96,6 +96,10 @@ class LocalRun : public LauncherLoop {
   }
 
  private:
+  core::TaskLaunch launch_of(std::size_t unit, int attempt) const {
+    return {static_cast<std::uint32_t>(attempt), static_cast<std::uint32_t>(unit_epoch(unit))};
+  }
+
   static bool is_off(const char* value) {
     return value && (std::string(value) == "0" || std::string(value) == "no");
   }

@@ -67,7 +67,7 @@ class SlurmRun : public LauncherLoop {
                          const std::vector<std::string>& env) override {
     if (group.size() > 1) {
       StepRequest step = step_for_units(plan(), units(), group, unit_host_);
-      return UnitHandle::of_process(start_step(step, 0, env));
+      return UnitHandle::of_process(start_step(step, 0, unit_epoch(group.front()), env));
     }
     const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
@@ -79,7 +79,7 @@ class SlurmRun : public LauncherLoop {
       step.agent_argv.push_back(plan().tasks[task].name());
     }
     if (attempt > 0) say(u.name + ": new step on " + step.host);
-    return UnitHandle::of_process(start_step(step, attempt, env));
+    return UnitHandle::of_process(start_step(step, attempt, unit_epoch(unit), env));
   }
 
   // Replicas of one node on one host starting together share a step (one
@@ -135,11 +135,12 @@ class SlurmRun : public LauncherLoop {
   }
 
 
-  pid_t start_step(StepRequest& step, int attempt, const std::vector<std::string>& env) {
+  pid_t start_step(StepRequest& step, int attempt, int epoch, const std::vector<std::string>& env) {
     step.job_id = job_.job_id;
     step.het_group = het_group_of(step.host);
     std::vector<std::string> agent{options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                                   std::to_string(attempt), "--log-dir", run_dir().logs_path(),
+                                   std::to_string(attempt), "--epoch", std::to_string(epoch),
+                                   "--log-dir", run_dir().logs_path(),
                                    "--grace-ms", std::to_string(options_.grace.count() / 2),
                                    "--wire-timeout-ms", std::to_string(options_.wire_timeout.count())};
     step.agent_argv.insert(step.agent_argv.begin(), agent.begin(), agent.end());

@@ -30,19 +30,72 @@ const char* to_string(TaskState state) {
 Supervisor::Supervisor(std::vector<SupervisedTaskSpec> tasks, SupervisorOptions options)
     : options_(options) {
   tasks_.reserve(tasks.size());
-  for (auto& spec : tasks) tasks_.push_back(Task{std::move(spec)});
+  for (auto& spec : tasks) {
+    if (spec.world >= 0) {
+      const auto w = static_cast<std::size_t>(spec.world);
+      if (worlds_.size() <= w) worlds_.resize(w + 1);
+      World& world = worlds_[w];
+      world.max_retries = world.max_retries < 0 ? spec.max_retries
+                                                : std::min(world.max_retries, spec.max_retries);
+    }
+    tasks_.push_back(Task{std::move(spec)});
+  }
 }
 
 Supervisor::TaskView Supervisor::task(std::size_t index) const {
   const Task& t = tasks_.at(index);
-  return TaskView{t.spec, t.state, t.attempt};
+  const int epoch = t.spec.world >= 0 ? worlds_[static_cast<std::size_t>(t.spec.world)].epoch : 0;
+  return TaskView{t.spec, t.state, t.attempt, epoch};
+}
+
+std::chrono::milliseconds Supervisor::backoff(int failures) const {
+  auto grown = options_.backoff_initial * (1LL << std::min(failures, 20));
+  return std::min<std::chrono::milliseconds>(grown, options_.backoff_max);
+}
+
+bool Supervisor::world_running(int world) const {
+  return std::any_of(tasks_.begin(), tasks_.end(), [world](const Task& t) {
+    return t.spec.world == world && t.state == TaskState::Running;
+  });
+}
+
+void Supervisor::restart_world(int world, std::size_t failed, Clock::time_point now,
+                               std::vector<Action>& out) {
+  World& w = worlds_[static_cast<std::size_t>(world)];
+  w.restarting = true;
+  w.restart_at = now + backoff(w.failures);
+  ++w.failures;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    Task& t = tasks_[i];
+    if (t.spec.world != world) continue;
+    if (t.state == TaskState::Running && i != failed) {
+      out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
+      w.kill_at = now + options_.grace;
+      continue;  // becomes Backoff when it exits
+    }
+    t.state = TaskState::Backoff;  // the failed one, and those done already
+  }
+}
+
+void Supervisor::fail_program(Task& t, const TaskExit& exit, int retries_used,
+                              Clock::time_point now, std::vector<Action>& out) {
+  t.state = TaskState::Failed;
+  std::string budget = t.spec.max_retries == 0
+                           ? "no retries allowed (max_retries = 0)"
+                           : "retries exhausted (max_retries = " +
+                                 std::to_string(t.spec.max_retries) + ")";
+  std::string when = t.spec.world >= 0
+                         ? "in epoch " + std::to_string(retries_used) + " of its world"
+                         : "on attempt " + std::to_string(t.attempt);
+  begin_stop(Phase::Stopping, 1, "task " + t.spec.name + " " + exit.describe() + " " + when + "; " + budget,
+             now, out);
 }
 
 std::vector<Action> Supervisor::start(Clock::time_point) {
   std::vector<Action> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     tasks_[i].state = TaskState::Running;
-    out.push_back(Action{Action::Kind::Launch, i, 0, 0, 0, {}});
+    out.push_back(Action{Action::Kind::Launch, i, 0, 0, 0, 0, {}});
   }
   maybe_finish(out);
   return out;
@@ -53,6 +106,21 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   std::vector<Action> out;
   Task& t = tasks_.at(index);
   if (t.state != TaskState::Running) return out;
+  if (phase_ == Phase::Running && t.spec.world >= 0) {
+    World& w = worlds_[static_cast<std::size_t>(t.spec.world)];
+    if (w.restarting) {
+      t.state = TaskState::Backoff;  // stopped for the new epoch: expected
+      return out;
+    }
+    if (!exit.success()) {
+      if (w.failures < w.max_retries) {
+        restart_world(t.spec.world, index, now, out);
+      } else {
+        fail_program(t, exit, w.epoch, now, out);
+      }
+      return out;
+    }
+  }
   if (phase_ != Phase::Running) {
     // Exits while stopping are expected; a failure before the stop counts.
     t.state = exit.success() ? TaskState::Succeeded : TaskState::Stopped;
@@ -71,19 +139,10 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   }
   if (t.attempt < t.spec.max_retries) {
     t.state = TaskState::Backoff;
-    auto backoff = options_.backoff_initial * (1LL << std::min(t.attempt, 20));
-    t.restart_at = now + std::min<std::chrono::milliseconds>(backoff, options_.backoff_max);
+    t.restart_at = now + backoff(t.attempt);
     return out;
   }
-  t.state = TaskState::Failed;
-  std::string budget = t.spec.max_retries == 0
-                           ? "no retries allowed (max_retries = 0)"
-                           : "retries exhausted (max_retries = " +
-                                 std::to_string(t.spec.max_retries) + ")";
-  begin_stop(Phase::Stopping, 1,
-             "task " + t.spec.name + " " + exit.describe() + " on attempt " +
-                 std::to_string(t.attempt) + "; " + budget,
-             now, out);
+  fail_program(t, exit, t.attempt, now, out);
   return out;
 }
 
@@ -100,10 +159,34 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
   if (phase_ == Phase::Running) {
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       Task& t = tasks_[i];
-      if (t.state == TaskState::Backoff && t.restart_at <= now) {
+      if (t.spec.world < 0 && t.state == TaskState::Backoff && t.restart_at <= now) {
         t.state = TaskState::Running;
         ++t.attempt;
-        out.push_back(Action{Action::Kind::Launch, i, t.attempt, 0, 0, {}});
+        out.push_back(Action{Action::Kind::Launch, i, t.attempt, 0, 0, 0, {}});
+      }
+    }
+    for (std::size_t w = 0; w < worlds_.size(); ++w) {
+      World& world = worlds_[w];
+      if (!world.restarting) continue;
+      const int id = static_cast<int>(w);
+      if (world.kill_at && *world.kill_at <= now) {
+        world.kill_at.reset();
+        for (std::size_t i = 0; i < tasks_.size(); ++i) {
+          if (tasks_[i].spec.world == id && tasks_[i].state == TaskState::Running) {
+            out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
+          }
+        }
+      }
+      if (world_running(id) || world.restart_at > now) continue;
+      world.restarting = false;
+      world.kill_at.reset();
+      ++world.epoch;
+      for (std::size_t i = 0; i < tasks_.size(); ++i) {
+        Task& t = tasks_[i];
+        if (t.spec.world != id) continue;
+        t.state = TaskState::Running;
+        ++t.attempt;
+        out.push_back(Action{Action::Kind::Launch, i, t.attempt, world.epoch, 0, 0, {}});
       }
     }
   }
@@ -111,7 +194,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
     kill_at_.reset();
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       if (tasks_[i].state == TaskState::Running) {
-        out.push_back(Action{Action::Kind::Signal, i, 0, SIGKILL, 0, {}});
+        out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
       }
     }
   }
@@ -120,9 +203,18 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
 
 std::optional<Clock::time_point> Supervisor::next_deadline() const {
   std::optional<Clock::time_point> next = kill_at_;
+  auto consider = [&next](Clock::time_point when) {
+    if (!next || when < *next) next = when;
+  };
   if (phase_ == Phase::Running) {
     for (const Task& t : tasks_) {
-      if (t.state == TaskState::Backoff && (!next || t.restart_at < *next)) next = t.restart_at;
+      if (t.spec.world < 0 && t.state == TaskState::Backoff) consider(t.restart_at);
+    }
+    for (std::size_t w = 0; w < worlds_.size(); ++w) {
+      const World& world = worlds_[w];
+      if (!world.restarting) continue;
+      if (world.kill_at) consider(*world.kill_at);
+      if (!world_running(static_cast<int>(w))) consider(world.restart_at);
     }
   }
   return next;
@@ -138,7 +230,7 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
     if (t.state == TaskState::Backoff || t.state == TaskState::Pending) {
       t.state = TaskState::Stopped;
     } else if (t.state == TaskState::Running) {
-      out.push_back(Action{Action::Kind::Signal, i, 0, SIGTERM, 0, {}});
+      out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
     }
   }
   kill_at_ = now + options_.grace;
@@ -154,7 +246,7 @@ void Supervisor::maybe_finish(std::vector<Action>& out) {
   if (phase_ == Phase::Running || phase_ == Phase::Finished || any_running()) return;
   phase_ = Phase::Finished;
   kill_at_.reset();
-  out.push_back(Action{Action::Kind::Finish, 0, 0, 0, exit_code_, message_});
+  out.push_back(Action{Action::Kind::Finish, 0, 0, 0, 0, exit_code_, message_});
 }
 
 }  // namespace slipway::launch

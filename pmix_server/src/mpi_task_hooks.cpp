@@ -92,10 +92,12 @@ void MpiTaskHooks::after_exit(const tasks::TaskContext& context, int exit_code) 
 
 std::unique_ptr<tasks::TaskHooks> make_mpi_task_hooks(const std::vector<std::string>& local_tasks,
                                                       const std::string& rendezvous_endpoint,
+                                                      std::uint32_t epoch,
                                                       const std::string& speaker) {
   MpiTaskHooksOptions options;
   options.local_tasks = local_tasks;
   options.instance = short_hash(rendezvous_endpoint).substr(0, 8);
+  if (epoch > 0) options.instance += "e" + std::to_string(epoch);
   // Lines name the process's tasks, like the runner's own messages.
   std::string prefix;
   for (const auto& t : local_tasks) prefix += (prefix.empty() ? "" : "+") + t;

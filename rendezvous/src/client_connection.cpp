@@ -99,6 +99,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   member = as_member;
   generation = welcome->generation;
   last_send_ns.store(steady_now_ns());
+  last_receive_ns.store(steady_now_ns());  // the welcome just came
 
   wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));

@@ -84,6 +84,7 @@ struct Client::Impl {
   void handle_frame(std::span<const std::uint8_t> body);
   void send_heartbeat_if_idle();
   void fail_everything(const Error& error, bool notify);
+  static constexpr double kSilenceBudget = 2.5;
   void dispatch_event(Event&& e);
   void event_loop();
   void forbid_blocking_on_reader() const;
@@ -100,6 +101,15 @@ struct Client::Impl {
   std::mutex send_mutex;
   std::string send_buffer;  // encoded requests not yet written
   std::atomic<std::int64_t> last_send_ns{0};
+  // When the server last sent anything (it answers every heartbeat): a
+  // server silent for kSilenceBudget heartbeat intervals is taken as lost,
+  // before it would declare this member failed (at its miss budget, 3
+  // intervals by default), so a host cut off from the network stops its
+  // tasks before their replacements start.
+  std::atomic<std::int64_t> last_receive_ns{0};
+  // Fails everything (connection_lost) when the server has been silent too
+  // long; returns whether it did.
+  bool silent_too_long();
   std::atomic<int> quick_in_flight{0};
 
   struct Pending {

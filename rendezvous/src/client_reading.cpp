@@ -34,11 +34,15 @@ void Client::Impl::reader_loop() {
   reader_id.store(std::this_thread::get_id());
   pollfd fds[2] = {{fd.get(), POLLIN, 0}, {wake.get(), POLLIN, 0}};
   const std::int64_t interval_ns = std::chrono::nanoseconds(heartbeat).count();
+  const auto silence_ns = static_cast<std::int64_t>(static_cast<double>(interval_ns) * kSilenceBudget);
   for (;;) {
     park_while_callers_read();
-    if (closing.load()) return;
-    const std::int64_t idle = steady_now_ns() - last_send_ns.load(std::memory_order_relaxed);
-    const std::int64_t wait_ns = std::max<std::int64_t>(interval_ns - idle, 0);
+    if (closing.load() || silent_too_long()) return;
+    const std::int64_t now = steady_now_ns();
+    const std::int64_t idle = now - last_send_ns.load(std::memory_order_relaxed);
+    const std::int64_t quiet = now - last_receive_ns.load(std::memory_order_relaxed);
+    const std::int64_t wait_ns =
+        std::max<std::int64_t>(std::min(interval_ns - idle, silence_ns - quiet), 0);
     const int r = ::poll(fds, 2, static_cast<int>(wait_ns / 1000000) + 1);
     if (r < 0 && errno != EINTR) {
       fail_everything(Error(Status::connection_lost, std::string("poll: ") + std::strerror(errno)), true);
@@ -59,7 +63,22 @@ void Client::Impl::park_while_callers_read() {
          (leaders.load() > 0 || steady_now_ns() - last_leader_ns.load() < kLingerNs)) {
     park_cv.wait_for(lock, std::chrono::milliseconds(2));
     send_heartbeat_if_idle();
+    if (silent_too_long()) return;
   }
+}
+
+bool Client::Impl::silent_too_long() {
+  const std::int64_t interval_ns = std::chrono::nanoseconds(heartbeat).count();
+  const auto budget_ns = static_cast<std::int64_t>(static_cast<double>(interval_ns) * kSilenceBudget);
+  const std::int64_t quiet = steady_now_ns() - last_receive_ns.load(std::memory_order_relaxed);
+  if (quiet <= budget_ns || closing.load()) return false;
+  fail_everything(Error(Status::connection_lost,
+                        "no word from the rendezvous at " + endpoint + " for " +
+                            std::to_string(quiet / 1000000) + " ms (it answers every heartbeat, " +
+                            std::to_string(heartbeat.count()) +
+                            " ms): this host may be cut off from the network"),
+                  true);
+  return true;
 }
 
 void Client::Impl::lead_reads(CallSlot& slot, std::chrono::steady_clock::time_point deadline) {
@@ -97,6 +116,7 @@ void Client::Impl::lead_reads(CallSlot& slot, std::chrono::steady_clock::time_po
 bool Client::Impl::read_batch() {
   const ssize_t n = ::recv(fd.get(), read_buffer.data(), read_buffer.size(), MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
+  if (n > 0) last_receive_ns.store(steady_now_ns(), std::memory_order_relaxed);
   if (n <= 0) {
     fail_everything(Error(Status::connection_lost,
                           "the rendezvous at " + endpoint + " closed the connection" +
@@ -145,6 +165,8 @@ void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
     handler(std::move(*reply));
   } else if (auto* event = std::get_if<Event>(&m)) {
     dispatch_event(std::move(*event));
+  } else if (std::holds_alternative<wire::Heartbeat>(m)) {
+    // The server's answer to ours: it is alive (last_receive_ns is set).
   } else {
     throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent an unexpected message");
   }

@@ -248,7 +248,13 @@ void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
       [&](auto& msg) {
         using T = std::decay_t<decltype(msg)>;
         if constexpr (std::is_same_v<T, wire::Heartbeat>) {
-          // last_seen is already updated.
+          // last_seen is already updated. Answered, so that the client can
+          // tell a live server from a network that went silent.
+          if (!c.closed) {
+            scratch.clear();
+            wire::encode(wire::Heartbeat{}, scratch);
+            transport.send(c.id, scratch);
+          }
         } else if constexpr (std::is_same_v<T, wire::Put>) {
           handle_put(c, msg);
         } else if constexpr (std::is_same_v<T, wire::Get>) {

@@ -49,11 +49,11 @@ void merge_environment(std::vector<std::string>& env, const core::EnvMap& added)
 }
 
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
-                               const core::ResolvedAddresses& addresses, std::uint32_t attempt,
+                               const core::ResolvedAddresses& addresses, core::TaskLaunch launch,
                                bool launcher_binds_gpus, const std::string& advertise_host) {
   core::TaskEnvironmentOptions options;
   options.launcher_binds_gpus = launcher_binds_gpus;
-  auto added = core::task_environment(plan, task, attempt, addresses, options);
+  auto added = core::task_environment(plan, task, launch, addresses, options);
   add_network_interface(plan.node(task), advertise_host, added);
   return added;
 }

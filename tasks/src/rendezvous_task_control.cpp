@@ -84,7 +84,7 @@ std::vector<JoinResult> RendezvousTaskControl::join(const std::vector<JoinReques
       rendezvous::ClientOptions options;
       options.on_disconnect = [inbox = inbox_](const rendezvous::Error& error) {
         inbox->post({ControlNotice::Kind::stop, {}, TaskId{},
-                     std::string("lost the rendezvous: ") + error.what()});
+                     std::string("lost the rendezvous: ") + error.what(), true});
       };
       rendezvous::Identity identity;
       identity.node = request.task->node;

@@ -13,7 +13,7 @@
 
 namespace slipway::tasks {
 
-TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std::uint32_t attempt,
+TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, core::TaskLaunch launch,
                        const std::string& host, std::uint64_t log_limit) {
   if (!log_dir.empty()) {
     std::time_t now = std::time(nullptr);
@@ -23,7 +23,9 @@ TaskOutput::TaskOutput(const std::string& name, const std::string& log_dir, std:
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &local);
     log_ = std::make_unique<TaskLog>(
         name, log_dir + "/" + name + ".log",
-        "=== slipway: " + name + " attempt " + std::to_string(attempt) + " on " + host + " at " +
+        "=== slipway: " + name + " attempt " + std::to_string(launch.attempt) +
+            (launch.epoch > 0 ? " epoch " + std::to_string(launch.epoch) : std::string()) + " on " +
+            host + " at " +
             when + " ===\n",
         log_limit);
   }

@@ -38,13 +38,19 @@ core::Endpoint published_address(const core::AddressRef& ref, const std::string&
 
 }  // namespace
 
+base::PortRange epoch_port_range(base::PortRange range, std::uint32_t epoch) {
+  const std::uint32_t middle = (std::uint32_t{range.low} + range.high) / 2;
+  if (epoch % 2 == 0) return {range.low, static_cast<std::uint16_t>(middle)};
+  return {static_cast<std::uint16_t>(middle + 1), range.high};
+}
+
 struct TaskRunner::Task {
   enum class State { waiting, running, draining };
 
   TaskId id;
   std::uint32_t index = 0;
   const core::Task* task = nullptr;
-  std::uint32_t attempt = 0;
+  core::TaskLaunch launch;
   core::EnvMap starter_env;
   std::vector<base::HeldPort> ports;
   core::ResolvedAddresses addresses;
@@ -102,12 +108,13 @@ std::unique_ptr<TaskRunner::Task> TaskRunner::make_task(const TaskStart& start) 
   t->id = TaskId{++next_id_};
   t->index = start.task;
   t->task = &task;
-  t->attempt = start.attempt;
+  t->launch = start.launch;
   t->starter_env = start.env;
   const std::string& advertised =
       advertised_host(plan_.host(task), options_.advertise_host, host_name_);
+  const base::PortRange range = epoch_port_range(base::default_port_range(), start.launch.epoch);
   for (const auto& port_name : task.ports) {
-    t->ports.push_back(base::HeldPort::acquire(port_name));
+    t->ports.push_back(base::HeldPort::acquire(port_name, range));
     t->addresses.set(core::AddressRef{task.node, task.replica, port_name},
                      core::Endpoint{advertised, t->ports.back().port()});
   }
@@ -134,7 +141,7 @@ void TaskRunner::prepare(const std::vector<TaskStart>& tasks) {
     JoinRequest request;
     request.id = t.id;
     request.task = t.task;
-    request.attempt = t.attempt;
+    request.attempt = t.launch.attempt;
     for (const auto& port : t.ports) {
       core::AddressRef ref{t.task->node, t.task->replica, port.name()};
       request.published.emplace_back(core::keys::address(ref.node, ref.replica, ref.port),
@@ -168,7 +175,7 @@ void TaskRunner::prepare(const std::vector<TaskStart>& tasks) {
 
 TaskId TaskRunner::start(const TaskStart& start) {
   auto it = prepared_.find(start.task);
-  if (it == prepared_.end() || (it->second->task && it->second->task->attempt != start.attempt)) {
+  if (it == prepared_.end() || (it->second->task && it->second->task->launch.attempt != start.launch.attempt)) {
     prepare({start});
     it = prepared_.find(start.task);
   }
@@ -195,15 +202,15 @@ void TaskRunner::resolve_and_launch(Task& t) {
 }
 
 void TaskRunner::launch(Task& t) {
-  core::EnvMap added = added_environment(plan_, *t.task, t.addresses, t.attempt,
+  core::EnvMap added = added_environment(plan_, *t.task, t.addresses, t.launch,
                                          options_.launcher_binds_gpus, options_.advertise_host);
   added.insert(t.starter_env.begin(), t.starter_env.end());  // slipway's task variables win
-  TaskContext context{plan_, *t.task, t.attempt, control_.client(t.id)};
+  TaskContext context{plan_, *t.task, t.launch, control_.client(t.id)};
   t.hooks_ran = true;
   for (TaskHooks* hook : options_.hooks) hook->before_start(context, t.ports, added);
   std::vector<std::string> env = options_.inherited_env;
   merge_environment(env, added);
-  t.output = std::make_unique<TaskOutput>(t.task->name(), options_.log_dir, t.attempt, host_name_,
+  t.output = std::make_unique<TaskOutput>(t.task->name(), options_.log_dir, t.launch, host_name_,
                                           options_.log_limit);
   for (auto& port : t.ports) port.release();  // handed to the command
   try {
@@ -231,7 +238,7 @@ void TaskRunner::finish(Task& t, base::ExitStatus status) {
   const int code = status.shell_code();
   if (code != 0 && t.output) t.output->keep_log();  // the launcher points at it
   if (t.hooks_ran) {
-    TaskContext context{plan_, *t.task, t.attempt, control_.client(t.id)};
+    TaskContext context{plan_, *t.task, t.launch, control_.client(t.id)};
     for (TaskHooks* hook : options_.hooks) {
       try {
         hook->after_exit(context, code);
@@ -306,6 +313,12 @@ void TaskRunner::on_notices() {
   for (const ControlNotice& notice : control_.take_notices()) {
     if (notice.kind == ControlNotice::Kind::key_set) {
       key_changed(notice.key);
+    } else if (notice.lost) {
+      // No grace: the launcher may be starting this task's replacement.
+      for (const auto& [id, t] : tasks_) {
+        if (t->state == Task::State::running) report(*t->task, notice.reason + "; killing the task now");
+      }
+      signal_all(SIGKILL);
     } else if (notice.task) {
       signal(notice.task, SIGTERM);
     } else {

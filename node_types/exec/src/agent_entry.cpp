@@ -51,7 +51,7 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
   tasks::HorovodTaskHooks horovod_hooks;
   options.hooks.push_back(&horovod_hooks);
 #ifdef SLIPWAY_HAVE_PMIX
-  auto mpi_hooks = pmix::make_mpi_task_hooks(options.tasks, rdzv, "slipway-exec");
+  auto mpi_hooks = pmix::make_mpi_task_hooks(options.tasks, rdzv ? rdzv : "", options.epoch, "slipway-exec");
   options.hooks.push_back(mpi_hooks.get());
 #endif
   return run_agent(plan, options, *control);

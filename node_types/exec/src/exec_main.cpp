@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
                  "$SLURM_PROCID): one Slurm step starting several replicas")
       ->excludes(task_option);
   app.add_option("--attempt", options.attempt, "Resubmission count, 0 on first launch");
+  app.add_option("--epoch", options.epoch,
+                 "Epoch of the tasks' world, 0 at launch (+1 per whole-world restart)");
   app.add_option("--log-dir", options.log_dir, "Append each task's output to DIR/NODE.REPLICA.log");
   app.add_option("--grace-ms", grace_ms, "Time between SIGTERM and SIGKILL when stopping");
   app.add_option("--wire-timeout-ms", wire_timeout_ms,

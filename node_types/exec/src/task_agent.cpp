@@ -99,7 +99,7 @@ bool Agent::start_all() {
   try {
     for (const auto& name : options_.tasks) {
       current = name;
-      starts.push_back({find_task(plan_, name), options_.attempt, {}});
+      starts.push_back({find_task(plan_, name), {options_.attempt, options_.epoch}, {}});
     }
     runner_.prepare(starts);
     for (std::size_t i = 0; i < starts.size(); ++i) {

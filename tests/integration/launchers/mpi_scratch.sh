@@ -1,40 +1,50 @@
 #!/usr/bin/env bash
-# The private directories of an MPI node's agent (the PMIx server's, Open
-# MPI's session and shared-memory directories) do not outlive it: when one
-# slipway-exec is SIGKILLed, the next agent on the host (its retry) removes
-# what it left, and leaves the live agent's alone; every directory is gone
-# once the program ended.
+# The private directories of an MPI node's agents (the PMIx server's, Open
+# MPI's session and shared-memory directories) do not outlive them: when
+# one slipway-exec is SIGKILLed, its world restarts (a new epoch) and the
+# next agents on the host remove what the killed one left, while the
+# stopped one removes its own; a live agent's directories (another
+# program's, here) are left alone; every directory is gone once the
+# programs ended.
 source "$(dirname "$0")/lib.sh"
-program=$(topology mpi_scratch)
 export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
-dirs_of() { grep -h "^solver\.$1: dirs " "$WORK/out" | tail -1 | cut -d' ' -f3-; }
-printed() { [ "$(grep -c '^solver\.[01]: dirs ' "$WORK/out")" -ge "$1" ]; }
+dirs_of() { grep -h "^$2: dirs " "$1" | tail -1 | cut -d' ' -f3-; }
+printed() { [ "$(grep -c "^$2: dirs " "$1")" -ge "$3" ]; }
 gone() { local d; for d in "$@"; do [ ! -e "$d" ] || return 1; done; }
 
-"$SLIPWAY" run "$program" >"$WORK/out" 2>&1 &
+"$SLIPWAY" run "$(topology mpi_bystander)" >"$WORK/bystander" 2>&1 &
+bystander=$!
+BACKGROUND_PIDS+=("$bystander")
+wait_until 60 printed "$WORK/bystander" watcher.0 1
+read -r -a live <<<"$(dirs_of "$WORK/bystander" watcher.0)"
+
+"$SLIPWAY" run "$(topology mpi_scratch)" >"$WORK/out" 2>&1 &
 guard=$!
 BACKGROUND_PIDS+=("$guard")
-wait_until 60 printed 2
-read -r -a killed <<<"$(dirs_of 0)"
-read -r -a live <<<"$(dirs_of 1)"
-[ "${#killed[@]}" -eq 3 ] && [ "${#live[@]}" -eq 3 ] || fail "expected three directories per rank: ${killed[*]} / ${live[*]}"
-for d in "${killed[@]}" "${live[@]}"; do [ -d "$d" ] || fail "$d does not exist"; done
+wait_until 60 printed "$WORK/out" 'solver\.[01]' 2
+read -r -a killed <<<"$(dirs_of "$WORK/out" solver.0)"
+read -r -a stopped <<<"$(dirs_of "$WORK/out" solver.1)"
+[ "${#killed[@]}" -eq 3 ] && [ "${#stopped[@]}" -eq 3 ] && [ "${#live[@]}" -eq 3 ] ||
+  fail "expected three directories per rank: ${killed[*]} / ${stopped[*]} / ${live[*]}"
+for d in "${killed[@]}" "${stopped[@]}" "${live[@]}"; do [ -d "$d" ] || fail "$d does not exist"; done
 agent=$(pgrep -f -- "--task solver\.0( |$)" | while read -r p; do
   [ "$(ps -o comm= -p "$p")" = slipway-exec ] && echo "$p"; done)
 [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of solver.0: $agent"
 kill -9 "$agent"
-wait_until 60 printed 3  # solver.0's retry runs
-wait_until 30 gone "${killed[@]}"
+wait_until 60 printed "$WORK/out" 'solver\.[01]' 4  # the world's next epoch runs
+wait_until 30 gone "${killed[@]}" "${stopped[@]}"
 for d in "${live[@]}"; do [ -d "$d" ] || fail "the live agent's $d was removed"; done
-read -r -a retry <<<"$(dirs_of 0)"
-echo "solver.0's retry: ${retry[*]}"
+read -r -a retry <<<"$(dirs_of "$WORK/out" solver.0)"
+echo "solver.0 in epoch 1: ${retry[*]}"
 run_slipway "$WORK/stop" stop mpi_scratch
+run_slipway "$WORK/stop2" stop mpi_bystander
 set +e
 wait "$guard"
 status=$?
+wait "$bystander"
 set -e
 cat "$WORK/out"
 expect_status 0
-gone "${live[@]}" "${retry[@]}" || fail "directories left after the program ended: $(ls -d "${live[@]}" "${retry[@]}" 2>/dev/null)"
+gone "${live[@]}" "${retry[@]}" || fail "directories left after the programs ended: $(ls -d "${live[@]}" "${retry[@]}" 2>/dev/null)"
 echo PASS

@@ -59,7 +59,7 @@ const char* kTorch = R"(
 [program]
 name = "attempts"
 [node.t]
-command = ["sh", "-c", "echo attempt=$SLIPWAY_ATTEMPT restarts=$TORCHELASTIC_RESTART_COUNT"]
+command = ["sh", "-c", "echo attempt=$SLIPWAY_ATTEMPT epoch=$SLIPWAY_EPOCH restarts=$TORCHELASTIC_RESTART_COUNT"]
 framework = "torch"
 )";
 
@@ -128,8 +128,8 @@ struct Owner {
     fs::remove_all(logs);
   }
 
-  tasks::TaskId start(const std::string& node, std::uint32_t attempt = 0) {
-    return runner->start({task_index(plan, node), attempt, {{"SLIPWAY_RDZV", server->endpoint()}}});
+  tasks::TaskId start(const std::string& node, core::TaskLaunch launch = {}) {
+    return runner->start({task_index(plan, node), launch, {{"SLIPWAY_RDZV", server->endpoint()}}});
   }
 
   // Turns the loop until `id` has ended (at most 20 s); returns its status.
@@ -269,17 +269,21 @@ TEST_CASE("a signal to a waiting task ends it with 128 + signal", "[runner]") {
   CHECK(l.runner->idle());
 }
 
-TEST_CASE("every variable derived from the attempt carries the attempt", "[runner]") {
+TEST_CASE("every variable derived from the attempt and epoch carries them", "[runner]") {
   auto plan = local_plan_of(kTorch);
   const ControlKind kind = pick_control();
   INFO(name_of(kind));
   Owner l(plan, kind);
-  for (std::uint32_t attempt : {0u, 3u}) {
-    tasks::TaskId t = l.start("t", attempt);
+  for (core::TaskLaunch launch : {core::TaskLaunch{0, 0}, core::TaskLaunch{3, 2}}) {
+    tasks::TaskId t = l.start("t", launch);
     CHECK(l.run_until_ended(t).success());
-    const std::string n = std::to_string(attempt);
-    CHECK(read_file(l.logs / "t.0.log").find("attempt=" + n + " restarts=" + n + "\n") !=
-          std::string::npos);
+    const std::string a = std::to_string(launch.attempt);
+    const std::string e = std::to_string(launch.epoch);
+    const std::string log = read_file(l.logs / "t.0.log");
+    CHECK(log.find("attempt=" + a + " epoch=" + e + " restarts=" + e + "\n") != std::string::npos);
+    if (launch.epoch > 0) {
+      CHECK(log.find("=== slipway: t.0 attempt " + a + " epoch " + e + " on ") != std::string::npos);
+    }
   }
 }
 

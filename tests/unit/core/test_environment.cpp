@@ -43,7 +43,7 @@ std::string addr(const Plan& plan, const std::string& node, std::uint32_t replic
 
 }  // namespace
 
-TEST_CASE("every variable derived from the attempt agrees with SLIPWAY_ATTEMPT",
+TEST_CASE("every variable derived from the attempt and epoch agrees with SLIPWAY_ATTEMPT and SLIPWAY_EPOCH",
           "[core][env]") {
   const Plan plan = plan_ok(parse_ok(R"(
 [program]
@@ -57,11 +57,13 @@ max_retries = 4
 )"),
                             hosts(1, 4));
   const ResolvedAddresses a = resolve_all(plan);
-  for (std::uint32_t attempt : {0u, 1u, 3u}) {
+  for (TaskLaunch launch : {TaskLaunch{0, 0}, TaskLaunch{1, 1}, TaskLaunch{3, 2}}) {
     for (const Task& task : plan.tasks) {
-      const EnvMap env = task_environment(plan, task, attempt, a);
-      CHECK(env.at("SLIPWAY_ATTEMPT") == std::to_string(attempt));
-      CHECK(env.at("TORCHELASTIC_RESTART_COUNT") == env.at("SLIPWAY_ATTEMPT"));
+      const EnvMap env = task_environment(plan, task, launch, a);
+      CHECK(env.at("SLIPWAY_ATTEMPT") == std::to_string(launch.attempt));
+      CHECK(env.at("SLIPWAY_EPOCH") == std::to_string(launch.epoch));
+      // torchrun counts restarts of the whole world: the epoch.
+      CHECK(env.at("TORCHELASTIC_RESTART_COUNT") == env.at("SLIPWAY_EPOCH"));
     }
   }
 }
@@ -70,12 +72,13 @@ TEST_CASE("the contract environment of DESIGN §3", "[core][env]") {
   const Plan plan = plan_ok(parse_ok(kGraph), hosts(2, 2));
   const ResolvedAddresses a = resolve_all(plan);
   const Task& learner = *plan.find_task("learner", 0);
-  const EnvMap env = contract_environment(plan, learner, 2, a);
+  const EnvMap env = contract_environment(plan, learner, {2, 0}, a);
   CHECK(env.at("SLIPWAY_PROGRAM") == "graph");
   CHECK(env.at("SLIPWAY_NODE") == "learner");
   CHECK(env.at("SLIPWAY_REPLICA") == "0");
   CHECK(env.at("SLIPWAY_REPLICAS") == "1");
   CHECK(env.at("SLIPWAY_ATTEMPT") == "2");
+  CHECK(env.at("SLIPWAY_EPOCH") == "0");
   CHECK(env.at("SLIPWAY_PORT_GRPC") == port_str(plan, "learner", 0, "grpc"));
   // every replica, in replica order, names mangled
   CHECK(env.at("SLIPWAY_ADDR_REPLAY_BUFFER_GRPC") ==
@@ -83,10 +86,10 @@ TEST_CASE("the contract environment of DESIGN §3", "[core][env]") {
   CHECK(env.at("SLIPWAY_ADDR_REPLAY_BUFFER_ADMIN_HTTP") ==
         addr(plan, "replay-buffer", 0, "admin-http") + "," + addr(plan, "replay-buffer", 1, "admin-http"));
   CHECK(env.at("SLIPWAY_ADDR_LEARNER_GRPC") == addr(plan, "learner", 0, "grpc"));  // self-handle
-  CHECK(env.size() == 9);
+  CHECK(env.size() == 10);
   CHECK(env.count("SLIPWAY_RDZV") == 0);  // the launch layer's
 
-  const EnvMap actor = contract_environment(plan, *plan.find_task("actor", 0), 0, a);
+  const EnvMap actor = contract_environment(plan, *plan.find_task("actor", 0), {}, a);
   CHECK(actor.count("SLIPWAY_ADDR_LEARNER_GRPC") == 1);
   CHECK(actor.count("SLIPWAY_ADDR_REPLAY_BUFFER_GRPC") == 0);  // not handled
   CHECK(actor.count("SLIPWAY_PORT_GRPC") == 0);
@@ -113,7 +116,7 @@ TEST_CASE("a missing address is an error that names it", "[core][env]") {
   CHECK(partial.size() == 1);
   CHECK(partial.find({"learner", 0, "grpc"})->port == 1);
   CHECK(partial.find({"learner", 1, "grpc"}) == nullptr);
-  CHECK_THROWS_WITH(contract_environment(plan, *plan.find_task("learner", 0), 0, partial),
+  CHECK_THROWS_WITH(contract_environment(plan, *plan.find_task("learner", 0), {}, partial),
                     "address of port 'grpc' of replay-buffer.0 is not resolved");
   try {
     partial.at({"x", 3, "p"});
@@ -132,7 +135,7 @@ TEST_CASE("endpoints format as host:port, IPv6 in brackets", "[core][env]") {
 TEST_CASE("the task environment layers env, UCX, contract, framework and GPUs", "[core][env]") {
   const Plan plan = plan_ok(parse_ok(kGraph), hosts(2, 2));
   const ResolvedAddresses a = resolve_all(plan);
-  const EnvMap env = task_environment(plan, *plan.find_task("learner", 0), 0, a);
+  const EnvMap env = task_environment(plan, *plan.find_task("learner", 0), {}, a);
   CHECK(env.at("OMP_NUM_THREADS") == "4");
   CHECK(env.at("UCX_TLS") == "tcp,sm");
   CHECK(env.at("UCX_NET_DEVICES") == "lo");
@@ -145,8 +148,8 @@ TEST_CASE("the task environment binds GPUs on hosts planned with GPUs", "[core][
   const Plan plan = plan_ok(parse_ok(kGraph), hosts(2, 2, 2));
   const ResolvedAddresses a = resolve_all(plan);
   const Task& learner = *plan.find_task("learner", 0);
-  CHECK(task_environment(plan, learner, 0, a).at("CUDA_VISIBLE_DEVICES").empty());  // asks for none: sees none
-  const EnvMap unbound = task_environment(plan, learner, 0, a, {false});
+  CHECK(task_environment(plan, learner, {}, a).at("CUDA_VISIBLE_DEVICES").empty());  // asks for none: sees none
+  const EnvMap unbound = task_environment(plan, learner, {}, a, {false});
   CHECK(unbound.count("CUDA_VISIBLE_DEVICES") == 0);
 }
 
@@ -175,7 +178,7 @@ max_retries = 4
   const Task& t2 = *plan.find_task("trainer", 2);
   CHECK(implicit_ports(plan.program.nodes[0]).size() == 1);
   CHECK(required_addresses(plan, t2) == std::vector<AddressRef>{{"trainer", 0, "torch_master"}});
-  const EnvMap env = framework_environment(plan, t2, 1, a);
+  const EnvMap env = framework_environment(plan, t2, {1, 1}, a);
   const EnvMap expected{{"MASTER_ADDR", "10.0.0.11"},
                         {"MASTER_PORT", port_str(plan, "trainer", 0, "torch_master")},
                         {"RANK", "2"},
@@ -191,7 +194,7 @@ max_retries = 4
                         {"TORCHELASTIC_RESTART_COUNT", "1"},
                         {"TORCHELASTIC_MAX_RESTARTS", "4"}};
   CHECK(env == expected);
-  const EnvMap env1 = framework_environment(plan, *plan.find_task("trainer", 1), 0, a);
+  const EnvMap env1 = framework_environment(plan, *plan.find_task("trainer", 1), {}, a);
   CHECK(env1.at("LOCAL_RANK") == "1");
   CHECK(env1.at("LOCAL_WORLD_SIZE") == "2");
   CHECK(env1.at("GROUP_RANK") == "0");
@@ -224,7 +227,7 @@ command = "o"
   const Plan plan = plan_ok(p, hosts(1, 8));
   const ResolvedAddresses a = resolve_all(plan);
   const Task& w1 = *plan.find_task("worker", 1);
-  const auto config = nlohmann::json::parse(framework_environment(plan, w1, 0, a).at("TF_CONFIG"));
+  const auto config = nlohmann::json::parse(framework_environment(plan, w1, {}, a).at("TF_CONFIG"));
   const nlohmann::json expected_cluster{
       {"chief", {addr(plan, "chief", 0, "tf_server")}},
       {"worker", {addr(plan, "worker", 0, "tf_server"), addr(plan, "worker", 1, "tf_server")}},
@@ -232,11 +235,11 @@ command = "o"
   CHECK(config["cluster"] == expected_cluster);  // the evaluator stays out of the cluster
   CHECK(config["task"] == nlohmann::json({{"type", "worker"}, {"index", 1}}));
   const auto eval = nlohmann::json::parse(
-      framework_environment(plan, *plan.find_task("evaluator", 0), 0, a).at("TF_CONFIG"));
+      framework_environment(plan, *plan.find_task("evaluator", 0), {}, a).at("TF_CONFIG"));
   CHECK(eval["task"] == nlohmann::json({{"type", "evaluator"}, {"index", 0}}));
   CHECK(eval["cluster"] == expected_cluster);
   CHECK(required_addresses(plan, w1).size() == 4);  // the 4 cluster servers, its own among them
-  CHECK(framework_environment(plan, *plan.find_task("other", 0), 0, a).empty());
+  CHECK(framework_environment(plan, *plan.find_task("other", 0), {}, a).empty());
 }
 
 TEST_CASE("jax: coordinator address, process count and id", "[core][env][jax]") {
@@ -250,7 +253,7 @@ framework = "jax"
 )");
   const Plan plan = plan_ok(p, hosts(2, 2));
   const ResolvedAddresses a = resolve_all(plan);
-  const EnvMap env = framework_environment(plan, *plan.find_task("proc", 3), 0, a);
+  const EnvMap env = framework_environment(plan, *plan.find_task("proc", 3), {}, a);
   CHECK(env == EnvMap{{"JAX_COORDINATOR_ADDRESS", addr(plan, "proc", 0, "jax_coordinator")},
                       {"JAX_NUM_PROCESSES", "4"},
                       {"JAX_PROCESS_ID", "3"}});
@@ -267,7 +270,7 @@ framework = "horovod"
 )");
   const Plan plan = plan_ok(p, hosts(3, 2));  // fn1: 0,1  fn2: 2,3  fn3: 4
   const ResolvedAddresses a = resolve_all(plan);
-  const EnvMap w3 = framework_environment(plan, *plan.find_task("w", 3), 0, a);
+  const EnvMap w3 = framework_environment(plan, *plan.find_task("w", 3), {}, a);
   CHECK(w3 == EnvMap{{"HOROVOD_RANK", "3"},
                      {"HOROVOD_SIZE", "5"},
                      {"HOROVOD_LOCAL_RANK", "1"},
@@ -279,7 +282,7 @@ framework = "horovod"
                      {"HOROVOD_GLOO_RENDEZVOUS_PORT", port_str(plan, "w", 0, "horovod_rendezvous")},
                      {"HOROVOD_CONTROLLER", "gloo"},
                      {"HOROVOD_CPU_OPERATIONS", "gloo"}});
-  const EnvMap w4 = framework_environment(plan, *plan.find_task("w", 4), 0, a);
+  const EnvMap w4 = framework_environment(plan, *plan.find_task("w", 4), {}, a);
   CHECK(w4.at("HOROVOD_CROSS_RANK") == "2");
   CHECK(w4.at("HOROVOD_CROSS_SIZE") == "3");
   CHECK(w4.at("HOROVOD_LOCAL_SIZE") == "1");
@@ -296,7 +299,7 @@ framework = "paddle"
 )");
   const Plan plan = plan_ok(p, hosts(2, 2));
   const ResolvedAddresses a = resolve_all(plan);
-  const EnvMap env = framework_environment(plan, *plan.find_task("trainer", 1), 0, a);
+  const EnvMap env = framework_environment(plan, *plan.find_task("trainer", 1), {}, a);
   CHECK(env == EnvMap{{"PADDLE_TRAINER_ID", "1"},
                       {"PADDLE_TRAINERS_NUM", "3"},
                       {"PADDLE_TRAINER_ENDPOINTS", addr(plan, "trainer", 0, "paddle_trainer") + "," +
@@ -316,7 +319,7 @@ replicas = 2
 framework = "mpi"
 )");
   const Plan plan = plan_ok(p, hosts(1, 2));
-  CHECK(framework_environment(plan, plan.tasks[0], 0, ResolvedAddresses{}).empty());
+  CHECK(framework_environment(plan, plan.tasks[0], {}, ResolvedAddresses{}).empty());
   CHECK(implicit_ports(plan.program.nodes[0]).empty());
   CHECK(required_addresses(plan, plan.tasks[0]).empty());
   CHECK(framework_variables(Framework::mpi).empty());

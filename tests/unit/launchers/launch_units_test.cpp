@@ -1,6 +1,8 @@
 // Launch units: one per task, one per colocate group replica.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "slipway/core/plan.hpp"
 #include "../../lib/local_plan.hpp"
 #include "slipway/launch/launch_units.hpp"
@@ -54,4 +56,61 @@ max_retries = 1
   CHECK(units[1].name == "learner.1+replay.1");
   CHECK(units[1].max_retries == 1);
   CHECK_FALSE(units[1].daemon);  // a daemon only when all its tasks are
+}
+
+TEST_CASE("the replicas of a torch node are one world; every mpi node shares one; none are none") {
+  auto plan = local_plan_of(R"(
+[program]
+name = "worlds"
+[node.trainer]
+command = "true"
+framework = "torch"
+replicas = 2
+[node.actor]
+command = "true"
+replicas = 2
+[node.solver]
+command = "true"
+framework = "mpi"
+[node.viz]
+command = "true"
+framework = "mpi"
+[node.jaxer]
+command = "true"
+framework = "jax"
+)");
+  std::map<std::string, int> world;
+  for (const auto& unit : slipway::launch::launch_units(plan)) world[unit.name] = unit.world;
+  CHECK(world.at("trainer.0") == 0);
+  CHECK(world.at("trainer.1") == 0);
+  CHECK(world.at("actor.0") == -1);
+  CHECK(world.at("actor.1") == -1);
+  CHECK(world.at("solver.0") == 1);
+  CHECK(world.at("viz.0") == 1);  // MPMD: one MPI world
+  CHECK(world.at("jaxer.0") == 2);
+}
+
+TEST_CASE("units colocating two worlds' replicas merge the worlds") {
+  auto plan = local_plan_of(R"(
+[program]
+name = "merged"
+[node.a]
+command = "true"
+framework = "torch"
+replicas = 2
+colocate = "g"
+[node.b]
+command = "true"
+framework = "jax"
+replicas = 2
+colocate = "g"
+[node.c]
+command = "true"
+framework = "paddle"
+)");
+  std::map<std::string, int> world;
+  for (const auto& unit : slipway::launch::launch_units(plan)) world[unit.name] = unit.world;
+  CHECK(world.at("a.0+b.0") == 0);
+  CHECK(world.at("a.1+b.1") == 0);
+  CHECK(world.at("c.0") == 1);
 }

@@ -146,3 +146,117 @@ TEST_CASE("a second stop request while stopping changes nothing") {
   auto actions = s.task_exited(0, killed(SIGTERM), t0);
   CHECK(actions.back().exit_code == 0);
 }
+
+namespace {
+// A world of three ranks (world 0) beside a plain task.
+std::vector<SupervisedTaskSpec> torch_world(int max_retries) {
+  return {{"trainer.0", false, max_retries, 0},
+          {"trainer.1", false, max_retries, 0},
+          {"trainer.2", false, max_retries, 0},
+          {"logger.0", false, 0, -1}};
+}
+
+std::vector<Action> of_kind(const std::vector<Action>& actions, Kind kind) {
+  std::vector<Action> out;
+  for (const auto& a : actions) {
+    if (a.kind == kind) out.push_back(a);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a failed rank stops its whole world at once, which restarts as the next epoch") {
+  Supervisor s(torch_world(2), fast());
+  s.start(t0);
+  auto actions = s.task_exited(1, failed(), t0);
+  // The others of the world get SIGTERM now; the logger is left alone.
+  REQUIRE(actions.size() == 2);
+  for (const auto& a : actions) {
+    CHECK(a.kind == Kind::Signal);
+    CHECK(a.signal == SIGTERM);
+    CHECK(a.task != 3);
+  }
+  // Their exits (killed by our SIGTERM) are expected: no failure.
+  CHECK(s.task_exited(0, killed(SIGTERM), t0 + 10ms).empty());
+  CHECK(s.tick(t0 + 50ms).empty());
+  CHECK(s.task_exited(2, killed(SIGTERM), t0 + 60ms).empty());
+  // Once none runs and the backoff has passed, the whole world launches.
+  REQUIRE(s.next_deadline() == t0 + 100ms);
+  actions = s.tick(t0 + 100ms);
+  REQUIRE(actions.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(actions[i].kind == Kind::Launch);
+    CHECK(actions[i].task == i);
+    CHECK(actions[i].epoch == 1);
+    CHECK(actions[i].attempt == 1);
+  }
+  CHECK(s.task(3).epoch == 0);
+  CHECK(s.task(1).epoch == 1);
+}
+
+TEST_CASE("a rank that ignores the stop is killed after the grace") {
+  Supervisor s(torch_world(1), fast());
+  s.start(t0);
+  s.task_exited(0, failed(), t0);
+  auto actions = of_kind(s.tick(t0 + 1000ms), Kind::Signal);
+  REQUIRE(actions.size() == 2);
+  CHECK(actions[0].signal == SIGKILL);
+  CHECK(of_kind(s.tick(t0 + 1500ms), Kind::Launch).empty());  // still running
+  s.task_exited(1, killed(SIGKILL), t0 + 1600ms);
+  s.task_exited(2, killed(SIGKILL), t0 + 1600ms);
+  CHECK(of_kind(s.tick(t0 + 1600ms), Kind::Launch).size() == 3);
+}
+
+TEST_CASE("a world's epochs count against max_retries; then the program fails") {
+  Supervisor s(torch_world(1), fast());
+  s.start(t0);
+  s.task_exited(2, failed(), t0);
+  s.task_exited(0, killed(SIGTERM), t0);
+  s.task_exited(1, killed(SIGTERM), t0);
+  REQUIRE(s.tick(t0 + 100ms).size() == 3);  // epoch 1
+  auto actions = s.task_exited(0, failed(7), t0 + 200ms);
+  // No epoch left: the program stops, naming the rank and the epoch.
+  auto signals = of_kind(actions, Kind::Signal);
+  CHECK(signals.size() == 3);  // trainer.1, trainer.2 and the logger
+  s.task_exited(1, killed(SIGTERM), t0 + 300ms);
+  s.task_exited(2, killed(SIGTERM), t0 + 300ms);
+  actions = s.task_exited(3, killed(SIGTERM), t0 + 300ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 1);
+  CHECK(actions[0].message ==
+        "task trainer.0 exited with status 7 in epoch 1 of its world; retries exhausted "
+        "(max_retries = 1)");
+}
+
+TEST_CASE("ranks that finished first restart with their world, and a world is done when all are") {
+  Supervisor s(torch_world(1), fast());
+  s.start(t0);
+  CHECK(s.task_exited(0, ok(), t0).empty());  // rank 0 done, others still running
+  CHECK(s.task(0).state == TaskState::Succeeded);
+  s.task_exited(1, failed(), t0);
+  s.task_exited(2, killed(SIGTERM), t0);
+  auto launches = of_kind(s.tick(t0 + 100ms), Kind::Launch);
+  CHECK(launches.size() == 3);  // rank 0 too: a new epoch is the whole world
+  s.task_exited(0, ok(), t0 + 200ms);
+  s.task_exited(1, ok(), t0 + 200ms);
+  s.task_exited(2, ok(), t0 + 200ms);
+  auto actions = s.task_exited(3, ok(), t0 + 200ms);
+  REQUIRE_FALSE(actions.empty());
+  CHECK(actions.back().kind == Kind::Finish);
+  CHECK(actions.back().exit_code == 0);
+}
+
+TEST_CASE("a stop while a world restarts ends it without a new epoch") {
+  Supervisor s(torch_world(3), fast());
+  s.start(t0);
+  s.task_exited(0, failed(), t0);
+  s.stop_requested("slipway stop", 0, t0 + 10ms);
+  s.task_exited(1, killed(SIGTERM), t0 + 20ms);
+  s.task_exited(2, killed(SIGTERM), t0 + 20ms);
+  auto actions = s.task_exited(3, killed(SIGTERM), t0 + 20ms);
+  CHECK(of_kind(s.tick(t0 + 500ms), Kind::Launch).empty());
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 0);
+}

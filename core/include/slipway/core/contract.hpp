@@ -21,6 +21,7 @@ inline constexpr const char* kNode = "SLIPWAY_NODE";          // node name
 inline constexpr const char* kReplica = "SLIPWAY_REPLICA";    // 0-based replica
 inline constexpr const char* kReplicas = "SLIPWAY_REPLICAS";  // replicas of the node
 inline constexpr const char* kAttempt = "SLIPWAY_ATTEMPT";    // 0 at launch, +1 per relaunch
+inline constexpr const char* kEpoch = "SLIPWAY_EPOCH";        // 0 at launch, +1 per epoch of the world
 inline constexpr const char* kRendezvous = "SLIPWAY_RDZV";    // host:port of the rendezvous
 inline constexpr const char* kToken = "SLIPWAY_TOKEN";        // the program's secret
 inline constexpr const char* kPortPrefix = "SLIPWAY_PORT_";   // + <PORT>: the port to listen on

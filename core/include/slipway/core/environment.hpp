@@ -86,19 +86,26 @@ const std::vector<std::string_view>& framework_variables(Framework framework);
 // needs (e.g. replica 0's torch_master port). Sorted, no duplicates.
 std::vector<AddressRef> required_addresses(const Plan& plan, const Task& task);
 
-// `attempt` is which launch of the task this is (0 on the first launch, +1
-// per relaunch). It is not part of the plan (the plan places tasks; it does
-// not count their launches): the launch layer passes it, and every variable
-// derived from it (SLIPWAY_ATTEMPT, TORCHELASTIC_RESTART_COUNT) comes from
-// this one value.
+// Which launch of a task this is. `attempt` counts the task's launches (0
+// on the first, +1 per relaunch); `epoch` counts the incarnations of its
+// world (0 at launch, +1 per whole-world restart or resize; always 0 for a
+// task outside worlds). Neither is part of the plan (the plan places tasks;
+// it does not count their launches): the launch layer passes them, and
+// every variable derived from them comes from these values: SLIPWAY_ATTEMPT,
+// SLIPWAY_EPOCH, and TORCHELASTIC_RESTART_COUNT (the epoch: torchrun counts
+// restarts of the whole world).
+struct TaskLaunch {
+  std::uint32_t attempt = 0;
+  std::uint32_t epoch = 0;
+};
 
-// SLIPWAY_PROGRAM, _NODE, _REPLICA, _REPLICAS, _ATTEMPT, SLIPWAY_PORT_<PORT>
-// and SLIPWAY_ADDR_<NODE>_<PORT>.
-EnvMap contract_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+// SLIPWAY_PROGRAM, _NODE, _REPLICA, _REPLICAS, _ATTEMPT, _EPOCH,
+// SLIPWAY_PORT_<PORT> and SLIPWAY_ADDR_<NODE>_<PORT>.
+EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                             const ResolvedAddresses& addresses);
 
 // The variables of the task's node's framework (empty for none and mpi).
-EnvMap framework_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+EnvMap framework_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                              const ResolvedAddresses& addresses);
 
 // CUDA_VISIBLE_DEVICES from the task's GPU indices (empty string when it has
@@ -116,7 +123,7 @@ struct TaskEnvironmentOptions {
 // contract, framework and GPU variables (validation keeps these disjoint).
 // GPU binding applies only on hosts the plan gives GPUs: on a host planned
 // with 0 GPUs, CUDA_VISIBLE_DEVICES is left as it is.
-EnvMap task_environment(const Plan& plan, const Task& task, std::uint32_t attempt,
+EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,
                         const ResolvedAddresses& addresses,
                         const TaskEnvironmentOptions& options = {});
 

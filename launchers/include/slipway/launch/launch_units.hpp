@@ -4,7 +4,12 @@
 //
 // Contract: units come in plan order (the order of each unit's first
 // task); a unit is a daemon only when all its tasks are; its retry budget
-// is the smallest of its tasks' nodes.
+// is the smallest of its tasks' nodes. Worlds: the replicas of a node whose
+// framework is torch, jax, horovod, paddle, tensorflow or mpi form one
+// world, and every mpi node of the program is in one world (the program's
+// one MPI world, MPMD); units that share a world node (through colocation)
+// share a world.
+// `world` numbers them from 0 in plan order (-1: the unit is in none).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +26,11 @@ struct LaunchUnit {
   bool daemon = false;
   int max_retries = 0;
   std::uint32_t host = 0;
+  int world = -1;
 };
+
+// Whether the replicas of a node of `framework` form a world.
+bool forms_world(core::Framework framework);
 
 std::vector<LaunchUnit> launch_units(const core::Plan& plan);
 

@@ -15,6 +15,16 @@
 //   the program finishes with status 0. When a task's retries run out, or a
 //   stop is requested, every running task gets SIGTERM, then SIGKILL after
 //   the grace period; the program finishes once no task runs.
+// - Worlds (SupervisedTaskSpec::world): the units of a world start, fail and
+//   restart together. When a unit of a world fails while the world runs,
+//   every other running unit of it gets SIGTERM at once (SIGKILL after the
+//   grace) and, once none runs, after the backoff, the whole world is
+//   launched again as a new epoch (Action::epoch, +1 per epoch, the same in
+//   every unit; each unit's attempt + 1). A world's failure-driven epochs
+//   count against its max_retries (the least of its units'); exits of its
+//   units while it restarts are expected, whatever their status. A unit of a
+//   world that succeeds waits for the others; a world is done when all of
+//   its units succeeded.
 // - next_deadline() is the latest time by which tick() must be called.
 #pragma once
 
@@ -31,6 +41,7 @@ struct SupervisedTaskSpec {
   std::string name;  // "node.replica"
   bool daemon = false;
   int max_retries = 0;
+  int world = -1;    // the world the unit belongs to (-1: none)
 };
 
 // How a task's process ended (mirrors base::ExitStatus without the
@@ -52,6 +63,7 @@ struct Action {
   enum class Kind { Launch, Signal, Finish } kind;
   std::size_t task = 0;    // Launch, Signal
   int attempt = 0;         // Launch
+  int epoch = 0;           // Launch: the epoch of the unit's world (0 outside worlds)
   int signal = 0;          // Signal
   int exit_code = 0;       // Finish
   std::string message;     // Finish (and Launch after a failure: why)
@@ -82,6 +94,7 @@ class Supervisor {
     const SupervisedTaskSpec& spec;
     TaskState state;
     int attempt;
+    int epoch;
   };
   TaskView task(std::size_t index) const;
   std::size_t size() const { return tasks_.size(); }
@@ -95,12 +108,27 @@ class Supervisor {
     Clock::time_point restart_at{};
   };
 
+  struct World {
+    int epoch = 0;
+    int failures = 0;  // failure-driven epochs so far
+    int max_retries = -1;  // the least of its units' (-1: none seen yet)
+    bool restarting = false;
+    Clock::time_point restart_at{};
+    std::optional<Clock::time_point> kill_at;
+  };
+
   void begin_stop(Phase phase, int exit_code, std::string message, Clock::time_point now,
                   std::vector<Action>& out);
+  void restart_world(int world, std::size_t failed, Clock::time_point now, std::vector<Action>& out);
+  bool world_running(int world) const;
+  void fail_program(Task& t, const TaskExit& exit, int retries_used, Clock::time_point now,
+                    std::vector<Action>& out);
+  std::chrono::milliseconds backoff(int failures) const;
   void maybe_finish(std::vector<Action>& out);
   bool any_running() const;
 
   std::vector<Task> tasks_;
+  std::vector<World> worlds_;
   SupervisorOptions options_;
   Phase phase_ = Phase::Running;
   int exit_code_ = 0;

@@ -53,11 +53,14 @@ class MpiTaskHooks final : public tasks::TaskHooks {
   std::unique_ptr<pmix::ServerHost> host_;
 };
 
-// The hook as slipway-exec and the local launcher register it: links over
-// the task's member connection, the instance from `rendezvous_endpoint`,
-// the server's lines on stderr behind "TASKS: SPEAKER: pmix: ".
+// The hook as slipway-exec registers it: links over the task's member
+// connection, the instance from `rendezvous_endpoint` and the world's
+// `epoch` (each epoch of a world is a namespace of its own, so nothing of an
+// earlier epoch's modex or fences is ever read), the server's lines on
+// stderr behind "TASKS: SPEAKER: pmix: ".
 std::unique_ptr<tasks::TaskHooks> make_mpi_task_hooks(const std::vector<std::string>& local_tasks,
                                                       const std::string& rendezvous_endpoint,
+                                                      std::uint32_t epoch,
                                                       const std::string& speaker);
 
 // What Open MPI 4.x needs under a PMIx server that is neither Slurm, Flux

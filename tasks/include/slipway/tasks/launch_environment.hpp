@@ -4,8 +4,8 @@
 //
 // Contract:
 // - added_environment(): what slipway adds to a task's inherited
-//   environment: core::task_environment (SLIPWAY_ATTEMPT and every variable
-//   derived from the attempt carry `attempt`), and for torch and horovod
+//   environment: core::task_environment (SLIPWAY_ATTEMPT, SLIPWAY_EPOCH and
+//   every variable derived from them carry `launch`), and for torch and horovod
 //   nodes GLOO_SOCKET_IFNAME/TP_SOCKET_IFNAME naming the interface of
 //   `advertise_host` (gloo picks its interface from the host name, which
 //   often resolves to loopback on clusters), unless the user set them.
@@ -30,7 +30,7 @@ std::vector<std::string> inherited_environment(char** environ_array);
 void merge_environment(std::vector<std::string>& env, const core::EnvMap& added);
 
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
-                               const core::ResolvedAddresses& addresses, std::uint32_t attempt,
+                               const core::ResolvedAddresses& addresses, core::TaskLaunch launch,
                                bool launcher_binds_gpus, const std::string& advertise_host);
 
 // The address this host's tasks advertise: SLIPWAY_ADVERTISE_HOST when set,

@@ -63,6 +63,7 @@ struct ControlNotice {
   std::string key;     // key_set
   TaskId task;         // stop: the task, or none (every task)
   std::string reason;  // stop
+  bool lost = false;   // stop: the rendezvous is gone or out of reach
 };
 
 class TaskControl {

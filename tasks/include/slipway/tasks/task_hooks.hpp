@@ -32,7 +32,7 @@ namespace slipway::tasks {
 struct TaskContext {
   const core::Plan& plan;
   const core::Task& task;
-  std::uint32_t attempt;
+  core::TaskLaunch launch;
   rendezvous::Client* client;  // the task's member connection, when it has one
 };
 

@@ -7,8 +7,9 @@
 // raw, to the log; at end-of-file the last partial line is written and
 // that end closes. The read ends are non-blocking. The log is opened for
 // append when the first output comes, or by keep_log() (a task that
-// failed), with a "=== slipway: NAME attempt N on HOST at TIME ===" header,
-// TIME being when the TaskOutput was made: a task that printed nothing and
+// failed), with a "=== slipway: NAME attempt N [epoch E ]on HOST at TIME
+// ===" header (the epoch for a task of a world past its first), TIME being
+// when the TaskOutput was made: a task that printed nothing and
 // succeeded leaves no empty log behind (creating files is much of what
 // starting a task costs). No log when log_dir is empty.
 #pragma once
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/core/environment.hpp"
 #include "slipway/tasks/line_prefixer.hpp"
 #include "slipway/tasks/task_log.hpp"
 
@@ -27,7 +29,7 @@ namespace slipway::tasks {
 class TaskOutput {
  public:
   // `log_limit`: the bound of the log file (0: none).
-  TaskOutput(const std::string& task_name, const std::string& log_dir, std::uint32_t attempt,
+  TaskOutput(const std::string& task_name, const std::string& log_dir, core::TaskLaunch launch,
              const std::string& host, std::uint64_t log_limit = kDefaultLogLimit);
   TaskOutput(const TaskOutput&) = delete;
   TaskOutput& operator=(const TaskOutput&) = delete;

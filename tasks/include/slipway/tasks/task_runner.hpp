@@ -6,7 +6,8 @@
 // (take_ended()).
 //
 // Contract, for each task started on an attempt:
-//  1. prepare() holds the task's named ports (held_port.hpp) and joins the
+//  1. prepare() holds the task's named ports (held_port.hpp; from the half
+//     of the range its epoch's parity gives, epoch_port_range) and joins the
 //     control plane (task_control.hpp) with them published, for every task
 //     given in one trip; start() without prepare() makes the trip alone.
 //     start() throws (nothing is left held or joined) when the task cannot
@@ -18,7 +19,8 @@
 //     stderr, naming what is missing.
 //  3. Once resolved, the environment is built (inherited_env, then what
 //     the starter added, then core::task_environment for the task's
-//     attempt and every hook's additions over both: launch_environment.hpp),
+//     attempt and epoch, and every hook's additions over both:
+//     launch_environment.hpp),
 //     hooks run (task_hooks.hpp), the ports still held are released, and
 //     the command starts in a process group of its own (task_command.hpp),
 //     its output relayed behind "NODE.REPLICA: " and logged (task_output.hpp).
@@ -31,6 +33,8 @@
 //     ends at once with 128 + signal. When the command has exited, what is
 //     left in its group gets SIGTERM, and SIGKILL min(grace, 2 s) later if
 //     it still holds the output open; the output is relayed to its end.
+//     A control plane that is lost (task_control.hpp) kills every command
+//     at once, with no grace: a replacement may be starting elsewhere.
 //  5. Then hooks' after_exit run, a failed task's log is kept, the task
 //     leaves the control plane with its shell code (128 + signal when
 //     killed), and its end is ready for take_ended().
@@ -47,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "slipway/base/held_port.hpp"
 #include "slipway/base/poll_source.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/core/environment.hpp"
@@ -70,9 +75,9 @@ struct TaskRunnerOptions {
 };
 
 struct TaskStart {
-  std::uint32_t task = 0;  // index in Plan::tasks
-  std::uint32_t attempt = 0;
-  core::EnvMap env;        // what the starter adds to the inherited environment
+  std::uint32_t task = 0;   // index in Plan::tasks
+  core::TaskLaunch launch;  // attempt and epoch
+  core::EnvMap env;         // what the starter adds to the inherited environment
 };
 
 struct TaskEnd {
@@ -130,6 +135,11 @@ class TaskRunner final : public base::PollSource {
   std::vector<TaskId> polled_;  // the task of each output descriptor watch() added
   bool polled_control_ = false;
 };
+
+// The ports a task of `epoch` draws from: even epochs the lower half of
+// `range`, odd ones the upper half, so that no port of a world (rank 0's
+// master port above all) is ever the one its previous epoch held.
+base::PortRange epoch_port_range(base::PortRange range, std::uint32_t epoch);
 
 // Why a task gave up waiting for addresses: "timed out after N s waiting
 // for the address of learner.0 port 'grpc', ...; check that ..."

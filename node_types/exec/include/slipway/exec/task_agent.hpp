@@ -31,6 +31,7 @@ namespace slipway::exec {
 struct AgentOptions {
   std::vector<std::string> tasks;  // "node.replica" of each task to run
   std::uint32_t attempt = 0;
+  std::uint32_t epoch = 0;         // of the tasks' world (0 outside worlds)
   std::string log_dir;             // empty: no log files
   std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (task_log.hpp; 0: none)
   std::chrono::milliseconds wire_timeout{300000};
