@@ -37,15 +37,18 @@ std::string ucx_replicas(std::string_view node) {
   return std::string(kUcxReplicasPrefix) + std::string(node);
 }
 
-std::string pmix_modex(std::uint32_t rank) { return join(kPmixPrefix, "modex", rank); }
-
-std::string pmix_published(std::string_view key) {
-  return std::string(kPmixPrefix) + "pub/" + std::string(key);
+std::string pmix_modex(std::string_view nspace, std::uint32_t rank) {
+  return std::string(kPmixPrefix) + std::string(nspace) + "/modex/" + std::to_string(rank);
 }
 
-std::string pmix_collective(std::string_view kind, std::string_view signature, std::uint64_t n) {
-  return std::string(kPmixPrefix) + std::string(kind) + "/" + std::string(signature) + "/" +
-         std::to_string(n);
+std::string pmix_published(std::string_view nspace, std::string_view key) {
+  return std::string(kPmixPrefix) + std::string(nspace) + "/pub/" + std::string(key);
+}
+
+std::string pmix_collective(std::string_view nspace, std::string_view kind,
+                            std::string_view signature, std::uint64_t n) {
+  return std::string(kPmixPrefix) + std::string(nspace) + "/" + std::string(kind) + "/" +
+         std::string(signature) + "/" + std::to_string(n);
 }
 
 }  // namespace slipway::core::keys

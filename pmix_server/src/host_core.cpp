@@ -61,11 +61,13 @@ bool ServerHost::Core::post(std::function<void()> job) { return executor.post(st
 
 void ServerHost::Core::log(const std::string& line) const { options.log(line); }
 
-std::string ServerHost::Core::modex_key(std::uint32_t rank) {
-  return core::keys::pmix_modex(rank);
+std::string ServerHost::Core::modex_key(std::uint32_t rank) const {
+  return core::keys::pmix_modex(world.nspace(), rank);
 }
 
-std::string ServerHost::Core::published_key(const std::string& key) { return core::keys::pmix_published(key); }
+std::string ServerHost::Core::published_key(const std::string& key) const {
+  return core::keys::pmix_published(world.nspace(), key);
+}
 
 std::shared_ptr<Backend> ServerHost::Core::any_link() const {
   return links.empty() ? nullptr : links.begin()->second;
@@ -140,7 +142,7 @@ std::string ServerHost::Core::collective_name(const std::string& kind,
                                               const std::vector<std::uint32_t>& ranks) {
   std::string signature = ranks.size() == world.size() ? "all" : short_hash(joined(ranks));
   std::uint64_t n = ++collective_seq[kind + "/" + signature];
-  return core::keys::pmix_collective(kind, signature, n);
+  return core::keys::pmix_collective(world.nspace(), kind, signature, n);
 }
 
 void ServerHost::Core::enter_fence(const std::string& name, const std::vector<std::uint32_t>& ranks,

@@ -65,8 +65,8 @@ struct ServerHost::Core : std::enable_shared_from_this<ServerHost::Core> {
   }
 
   // Keys in the control plane.
-  static std::string modex_key(std::uint32_t rank);
-  static std::string published_key(const std::string& key);
+  std::string modex_key(std::uint32_t rank) const;
+  std::string published_key(const std::string& key) const;
 
   MpiWorld world;
   LocalView local;

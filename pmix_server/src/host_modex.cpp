@@ -1,5 +1,5 @@
 // Direct modex through the control plane. Each server publishes the data
-// of each of its ranks as the task key "pmix/modex/<rank>" when the rank
+// of each of its ranks as the task key "pmix/<nspace>/modex/<rank>" when the rank
 // first commits (PMIx_server_dmodex_request on its own client completes at
 // the commit); a server asked for a remote rank's data waits for that key.
 // A wait whose rank ends fails at once (member_ended).

@@ -1,5 +1,5 @@
 // Publish / lookup / unpublish across the program: each published key is
-// the control-plane key "pmix/pub/<key>" holding the publisher and the
+// the control-plane key "pmix/<nspace>/pub/<key>" holding the publisher and the
 // value (publish_codec.hpp). Keys are program-scoped, or task-scoped with
 // PMIX_PERSIST_PROC (withdrawn when the publisher's task ends); a key
 // published twice is PMIX_ERR_DUPLICATE_KEY.

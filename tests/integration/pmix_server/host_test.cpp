@@ -68,7 +68,7 @@ TEST_CASE("host: a server's local peers are its own ranks only", "[pmix]") {
   std::thread remote([&] {
     // Play the agents of ranks 0 and 2 in the probes' fence.
     wait_for_fence(s.plane);
-    FenceCall call{"pmix/fence/all/1", s.world().member_ranges(s.world().all_ranks()), true, "", {}};
+    FenceCall call{"pmix/" + s.world().nspace() + "/fence/all/1", s.world().member_ranges(s.world().all_ranks()), true, "", {}};
     for (std::uint32_t r : {0u, 2u}) s.plane.member("mpi", r)->fence(call, [](FenceReply) {});
   });
   auto clients = s.start({1, 3}, {SLIPWAY_PMIX_PROBE, "info"});
@@ -162,7 +162,7 @@ TEST_CASE("host: a peer ending abnormally elsewhere raises PMIX_EVENT_PROC_TERMI
   // Play mpi.3: take part in the probes' first fence, then exit with 5.
   wait_for_fence(s.plane);
   auto remote = s.plane.member("mpi", 3);
-  FenceCall call{"pmix/fence/all/1", s.world().member_ranges(s.world().all_ranks()), false, "", {}};
+  FenceCall call{"pmix/" + s.world().nspace() + "/fence/all/1", s.world().member_ranges(s.world().all_ranks()), false, "", {}};
   std::promise<FenceReply> entered;
   remote->fence(call, [&](FenceReply r) { entered.set_value(std::move(r)); });
   REQUIRE(entered.get_future().get().status == BackendStatus::ok);

@@ -78,11 +78,14 @@ std::string ucx_address(std::string_view node, std::uint32_t replica);
 inline constexpr std::string_view kUcxReplicasPrefix = "ucx-replicas/";
 std::string ucx_replicas(std::string_view node);
 
-// "pmix/modex/<rank>", "pmix/pub/<key>", "pmix/<kind>/<signature>/<n>": the
-// PMIx server hosts' shared state.
+// "pmix/<nspace>/modex/<rank>", "pmix/<nspace>/pub/<key>",
+// "pmix/<nspace>/<kind>/<signature>/<n>": the PMIx server hosts' shared
+// state, per namespace (each epoch of an MPI world is a namespace of its
+// own, so nothing of an earlier epoch is read).
 inline constexpr std::string_view kPmixPrefix = "pmix/";
-std::string pmix_modex(std::uint32_t rank);
-std::string pmix_published(std::string_view key);
-std::string pmix_collective(std::string_view kind, std::string_view signature, std::uint64_t n);
+std::string pmix_modex(std::string_view nspace, std::uint32_t rank);
+std::string pmix_published(std::string_view nspace, std::string_view key);
+std::string pmix_collective(std::string_view nspace, std::string_view kind,
+                            std::string_view signature, std::uint64_t n);
 
 }  // namespace slipway::core::keys
