@@ -1,6 +1,9 @@
 // `slipway status [PROGRAM]`: a running program's tasks, like squeue.
 #include <chrono>
 #include <cstdio>
+#include <map>
+
+#include "slipway/core/contract.hpp"
 
 #include "commands.hpp"
 #include "running_program.hpp"
@@ -38,18 +41,25 @@ void register_status(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
   cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
-  cmd->footer("Columns: NODE REPLICA HOST ATTEMPT STATE UPTIME PID. STATE is running, done,\n"
+  cmd->footer("Columns: NODE REPLICA HOST ATTEMPT EPOCH STATE UPTIME PID. EPOCH is the epoch\n"
+              "of the node's world (- for a node in none); STATE is running, done,\n"
               "exited(N) or failed (its agent vanished).");
   cmd->callback([&ctx, which, run_root] {
     try {
       auto client = connect_to_program(*which, *run_root);
       auto snapshot = client->members();
-      std::printf("%-16s %-7s %-16s %-7s %-12s %-9s %s\n", "NODE", "REPLICA", "HOST", "ATTEMPT",
-                  "STATE", "UPTIME", "PID");
+      std::map<std::string, std::string> epochs;  // by node: its world's epoch now
       for (const auto& m : snapshot.members) {
-        std::printf("%-16s %-7u %-16s %-7u %-12s %-9s %lld\n", m.identity.node.c_str(),
+        if (epochs.count(m.identity.node)) continue;
+        epochs[m.identity.node] = client->get(core::keys::epoch(m.identity.node)).value_or("-");
+      }
+      std::printf("%-16s %-7s %-16s %-7s %-5s %-12s %-9s %s\n", "NODE", "REPLICA", "HOST",
+                  "ATTEMPT", "EPOCH", "STATE", "UPTIME", "PID");
+      for (const auto& m : snapshot.members) {
+        std::printf("%-16s %-7u %-16s %-7u %-5s %-12s %-9s %lld\n", m.identity.node.c_str(),
                     m.identity.replica, m.identity.host.c_str(), m.identity.attempt,
-                    state_of(m).c_str(), uptime(m).c_str(), static_cast<long long>(m.identity.pid));
+                    epochs[m.identity.node].c_str(), state_of(m).c_str(), uptime(m).c_str(),
+                    static_cast<long long>(m.identity.pid));
       }
       if (snapshot.stopping) std::printf("program stopping: %s\n", snapshot.stop_reason.c_str());
       ctx.exit_code = 0;

@@ -29,6 +29,8 @@ std::string address(std::string_view node, std::uint32_t replica, std::string_vi
 
 std::string stop(std::string_view node, std::uint32_t replica) { return join(kStopPrefix, node, replica); }
 
+std::string epoch(std::string_view node) { return std::string(kEpochPrefix) + std::string(node); }
+
 std::string ucx_address(std::string_view node, std::uint32_t replica) {
   return join(kUcxPrefix, node, replica);
 }

@@ -83,6 +83,10 @@ void ControlPlane::clear_stop(const std::string& node, std::uint32_t replica) {
 
 rendezvous::Server& ControlPlane::server() { return *impl_->server; }
 
+void ControlPlane::set_epoch(const std::string& node, int epoch) {
+  impl_->server->put(core::keys::epoch(node), std::to_string(epoch));
+}
+
 void ControlPlane::declare(const std::string& node, std::uint32_t replicas) {
   impl_->server->declare(node, replicas);
 }

@@ -148,6 +148,13 @@ bool LauncherLoop::drop_queued(std::size_t unit) {
 
 void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt) {
   if (units.empty()) return;
+  for (std::size_t unit : units) {
+    if (units_[unit].world < 0) continue;
+    for (std::uint32_t t : units_[unit].tasks) {
+      const core::Task& task = plan_.tasks[t];
+      if (forms_world(*plan_.node(task).framework)) control_->set_epoch(task.node, unit_epoch(unit));
+    }
+  }
   launching(units, attempt);
   auto groups = attempt == 0 && units.size() > 1 ? group_first_launches(units)
                                                  : std::vector<std::vector<std::size_t>>{units};

@@ -5,11 +5,12 @@ source "$(dirname "$0")/lib.sh"
 "$SLIPWAY" run "$(topology stop_status)" >"$WORK/out" 2>&1 &
 launcher=$!
 BACKGROUND_PIDS+=("$launcher")
-wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
+wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 5 ]"
 "$SLIPWAY" status >"$WORK/status" 2>&1 || { cat "$WORK/status"; fail "slipway status failed"; }
 cat "$WORK/status"
-expect_line "$WORK/status" "^server +0 +[^ ]+ +0 +running"
-expect_line "$WORK/status" "^client +1 +[^ ]+ +0 +running"
+expect_line "$WORK/status" "^server +0 +[^ ]+ +0 +- +running"
+expect_line "$WORK/status" "^client +1 +[^ ]+ +0 +- +running"
+expect_line "$WORK/status" "^world +1 +[^ ]+ +0 +0 +running"
 "$SLIPWAY" status stopper >/dev/null || fail "status by program name failed"
 "$SLIPWAY" stop stopper
 set +e

@@ -71,6 +71,11 @@ std::string address(std::string_view node, std::uint32_t replica, std::string_vi
 inline constexpr std::string_view kStopPrefix = "stop/";
 std::string stop(std::string_view node, std::uint32_t replica);
 
+// "epoch/<node>" = decimal epoch: the epoch a world node's replicas run
+// now (program scope, written by the launcher as each epoch starts).
+inline constexpr std::string_view kEpochPrefix = "epoch/";
+std::string epoch(std::string_view node);
+
 // "ucx/<node>/<replica>" = UCX worker address: a courier endpoint.
 inline constexpr std::string_view kUcxPrefix = "ucx/";
 std::string ucx_address(std::string_view node, std::uint32_t replica);

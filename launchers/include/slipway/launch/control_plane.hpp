@@ -67,6 +67,9 @@ class ControlPlane {
   // SIGKILL). clear_stop removes it before a relaunch.
   void stop_task(const std::string& node, std::uint32_t replica, const std::string& reason);
   void clear_stop(const std::string& node, std::uint32_t replica);
+  // Records the epoch a world node runs now (the key epoch/NODE, which
+  // `slipway status` shows).
+  void set_epoch(const std::string& node, int epoch);
   // Declares how many replicas a node has (fences over the program).
   void declare(const std::string& node, std::uint32_t replicas);
   rendezvous::Server& server();
