@@ -201,6 +201,9 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
                                              Clock::now()));
         }
         break;
+      case Action::Kind::Note:
+        say(action.message);
+        break;
       case Action::Kind::Finish: {
         finished_ = true;
         exit_code_ = action.exit_code;

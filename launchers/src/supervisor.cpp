@@ -59,9 +59,20 @@ bool Supervisor::world_running(int world) const {
   });
 }
 
-void Supervisor::restart_world(int world, std::size_t failed, Clock::time_point now,
-                               std::vector<Action>& out) {
+void Supervisor::restart_world(int world, std::size_t failed, const TaskExit& exit,
+                               Clock::time_point now, std::vector<Action>& out) {
   World& w = worlds_[static_cast<std::size_t>(world)];
+  std::string stopping;
+  for (const Task& t : tasks_) {
+    if (t.spec.world == world && t.state == TaskState::Running && &t != &tasks_[failed]) {
+      stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
+    }
+  }
+  out.push_back(Action{Action::Kind::Note, failed, 0, 0, 0, 0,
+                       tasks_[failed].spec.name + " " + exit.describe() + ": its world restarts as epoch " +
+                           std::to_string(w.epoch + 1) + " (" + std::to_string(w.failures + 1) + " of " +
+                           std::to_string(w.max_retries) + " restarts allowed by max_retries)" +
+                           (stopping.empty() ? "" : "; stopping " + stopping)});
   w.restarting = true;
   w.restart_at = now + backoff(w.failures);
   ++w.failures;
@@ -114,7 +125,7 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
     }
     if (!exit.success()) {
       if (w.failures < w.max_retries) {
-        restart_world(t.spec.world, index, now, out);
+        restart_world(t.spec.world, index, exit, now, out);
       } else {
         fail_program(t, exit, w.epoch, now, out);
       }

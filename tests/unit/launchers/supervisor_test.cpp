@@ -168,8 +168,15 @@ std::vector<Action> of_kind(const std::vector<Action>& actions, Kind kind) {
 TEST_CASE("a failed rank stops its whole world at once, which restarts as the next epoch") {
   Supervisor s(torch_world(2), fast());
   s.start(t0);
-  auto actions = s.task_exited(1, failed(), t0);
-  // The others of the world get SIGTERM now; the logger is left alone.
+  auto all = s.task_exited(1, failed(), t0);
+  // One line says why; the others of the world get SIGTERM now; the logger
+  // is left alone.
+  auto notes = of_kind(all, Kind::Note);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message ==
+        "trainer.1 exited with status 3: its world restarts as epoch 1 (1 of 2 restarts allowed "
+        "by max_retries); stopping trainer.0, trainer.2");
+  auto actions = of_kind(all, Kind::Signal);
   REQUIRE(actions.size() == 2);
   for (const auto& a : actions) {
     CHECK(a.kind == Kind::Signal);

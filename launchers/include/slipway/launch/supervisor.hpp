@@ -22,7 +22,8 @@
 //   launched again as a new epoch (Action::epoch, +1 per epoch, the same in
 //   every unit; each unit's attempt + 1). A world's failure-driven epochs
 //   count against its max_retries (the least of its units'); exits of its
-//   units while it restarts are expected, whatever their status. A unit of a
+//   units while it restarts are expected, whatever their status; a Note
+//   action says which unit failed and which epoch comes. A unit of a
 //   world that succeeds waits for the others; a world is done when all of
 //   its units succeeded.
 // - next_deadline() is the latest time by which tick() must be called.
@@ -60,13 +61,13 @@ enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped };
 const char* to_string(TaskState state);
 
 struct Action {
-  enum class Kind { Launch, Signal, Finish } kind;
+  enum class Kind { Launch, Signal, Finish, Note } kind;
   std::size_t task = 0;    // Launch, Signal
   int attempt = 0;         // Launch
   int epoch = 0;           // Launch: the epoch of the unit's world (0 outside worlds)
   int signal = 0;          // Signal
   int exit_code = 0;       // Finish
-  std::string message;     // Finish (and Launch after a failure: why)
+  std::string message;     // Finish; Note: a line for the user (a world restarting, and why)
 };
 
 struct SupervisorOptions {
@@ -119,7 +120,8 @@ class Supervisor {
 
   void begin_stop(Phase phase, int exit_code, std::string message, Clock::time_point now,
                   std::vector<Action>& out);
-  void restart_world(int world, std::size_t failed, Clock::time_point now, std::vector<Action>& out);
+  void restart_world(int world, std::size_t failed, const TaskExit& exit, Clock::time_point now,
+                     std::vector<Action>& out);
   bool world_running(int world) const;
   void fail_program(Task& t, const TaskExit& exit, int retries_used, Clock::time_point now,
                     std::vector<Action>& out);
