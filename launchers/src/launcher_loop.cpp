@@ -226,7 +226,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
   budget_->release(unit);
   if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
-      signals_seen_ == 0) {
+      signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
     // A task that never started may have no log.
     const std::string log =
         run_dir_.logs_path() + "/" + plan_.tasks[units_[unit].tasks.front()].name() + ".log";

@@ -48,6 +48,12 @@ Supervisor::TaskView Supervisor::task(std::size_t index) const {
   return TaskView{t.spec, t.state, t.attempt, epoch};
 }
 
+bool Supervisor::exit_expected(std::size_t index) const {
+  const Task& t = tasks_.at(index);
+  return phase_ == Phase::Running && t.spec.world >= 0 &&
+         worlds_[static_cast<std::size_t>(t.spec.world)].restarting;
+}
+
 std::chrono::milliseconds Supervisor::backoff(int failures) const {
   auto grown = options_.backoff_initial * (1LL << std::min(failures, 20));
   return std::min<std::chrono::milliseconds>(grown, options_.backoff_max);
@@ -69,7 +75,8 @@ void Supervisor::restart_world(int world, std::size_t failed, const TaskExit& ex
     }
   }
   out.push_back(Action{Action::Kind::Note, failed, 0, 0, 0, 0,
-                       tasks_[failed].spec.name + " " + exit.describe() + ": its world restarts as epoch " +
+                       "the world of " + tasks_[failed].spec.name + " (" + exit.describe() +
+                           ") restarts as epoch " +
                            std::to_string(w.epoch + 1) + " (" + std::to_string(w.failures + 1) + " of " +
                            std::to_string(w.max_retries) + " restarts allowed by max_retries)" +
                            (stopping.empty() ? "" : "; stopping " + stopping)});

@@ -19,7 +19,7 @@ for inline in 1 0; do
   done
   # Usually trainer.1 is heard first; its peers may see the broken
   # connection and fail as fast.
-  expect_line "$out" "^slipway: trainer\.[012] exited with status [0-9]+: its world restarts as epoch 1 \(1 of 2 restarts allowed by max_retries\)(; stopping trainer\.[0-2](, trainer\.[0-2])?)?$"
+  expect_line "$out" "^slipway: the world of trainer\.[012] \(exited with status [0-9]+\) restarts as epoch 1 \(1 of 2 restarts allowed by max_retries\)(; stopping trainer\.[0-2](, trainer\.[0-2])?)?$"
   expect_no_line "$out" "got past the collective"
   ports=$(grep -oE "rank 0 epoch [01] attempt [01] port [0-9]+" "$out" | awk '{print $NF}' | sort -u | wc -l)
   [ "$ports" -eq 2 ] || fail "rank 0's master port was reused across epochs"

@@ -174,8 +174,8 @@ TEST_CASE("a failed rank stops its whole world at once, which restarts as the ne
   auto notes = of_kind(all, Kind::Note);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].message ==
-        "trainer.1 exited with status 3: its world restarts as epoch 1 (1 of 2 restarts allowed "
-        "by max_retries); stopping trainer.0, trainer.2");
+        "the world of trainer.1 (exited with status 3) restarts as epoch 1 (1 of 2 restarts "
+        "allowed by max_retries); stopping trainer.0, trainer.2");
   auto actions = of_kind(all, Kind::Signal);
   REQUIRE(actions.size() == 2);
   for (const auto& a : actions) {
@@ -184,6 +184,8 @@ TEST_CASE("a failed rank stops its whole world at once, which restarts as the ne
     CHECK(a.task != 3);
   }
   // Their exits (killed by our SIGTERM) are expected: no failure.
+  CHECK(s.exit_expected(0));
+  CHECK_FALSE(s.exit_expected(3));
   CHECK(s.task_exited(0, killed(SIGTERM), t0 + 10ms).empty());
   CHECK(s.tick(t0 + 50ms).empty());
   CHECK(s.task_exited(2, killed(SIGTERM), t0 + 60ms).empty());

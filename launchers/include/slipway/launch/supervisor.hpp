@@ -98,6 +98,9 @@ class Supervisor {
     int epoch;
   };
   TaskView task(std::size_t index) const;
+  // Whether an exit of this running task now is one the supervisor caused
+  // and expects (its world is restarting): nothing to report.
+  bool exit_expected(std::size_t index) const;
   std::size_t size() const { return tasks_.size(); }
 
  private:
