@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# A torch world on Slurm loses a host: the rank on it is lost (its agent
-# vanishes from the rendezvous), the surviving rank is stopped at once
-# (it would otherwise sit in its collective), and the whole world starts
-# again as epoch 1, the lost rank on the spare host; the program completes.
+# A torch world on Slurm loses a rank's agent (SIGKILL of its slipway-exec
+# and command, as a crashed node daemon would leave it): the rank is lost
+# (its agent vanishes from the rendezvous), the surviving rank is stopped at
+# once (it would otherwise sit in its collective), and the whole world
+# starts again as epoch 1, the lost rank away from the host it was lost on;
+# the program completes. (Whole hosts killed or cut off: host_lost.sh,
+# host_cut_off.sh.)
 source "$(dirname "$0")/lib.sh"
 /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
-srun -N3 -p cpu --program="$(topology world_host_lost)" >out 2>&1 &
+srun -N3 -p cpu --program="$(topology world_agent_lost)" >out 2>&1 &
 launcher=$!
-lost=
 trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=world-lost 2>/dev/null || true
-      pkill -9 -f "$MARKER" || true; [ -z "$lost" ] || restart_host "$lost"' EXIT
+      pkill -9 -f "$MARKER" || true' EXIT
 if ! (wait_until 90 bash -c "[ \$(grep -sc '^trainer\.[01]: rank [01] epoch 0 on fn[1-3] formed$' out) -eq 2 ]"); then
   cat out
   fail "the world did not form"
 fi
 lost=$(sed -n 's/^trainer\.1: rank 1 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
-kill_host "$lost"
+# The agent of trainer.1 and its command, by pid.
+agent=$(pgrep -f -- "--task trainer\.1( |$)" | while read -r p; do
+  [ "$(ps -o comm= -p "$p")" = slipway-exec ] && echo "$p"; done)
+[ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of trainer.1: $agent"
+command=$(pgrep -P "$agent" || true)
+kill -9 "$agent" $command
 wait_for_launcher "$launcher" out
 [ "$status" -eq 0 ] || fail "srun --program exited $status"
 expect_line out "trainer\.1 lost on $lost"
