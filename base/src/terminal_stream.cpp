@@ -173,4 +173,25 @@ void flush_terminal_streams(std::chrono::steady_clock::time_point deadline, int 
   }
 }
 
+void TerminalWrites::watch(std::vector<pollfd>& fds) {
+  writing_.clear();
+  for (TerminalStream* stream : {&terminal_stdout(), &terminal_stderr()}) {
+    if (!stream->wants_write()) continue;
+    fds.push_back({stream->pollable(), POLLOUT, 0});
+    writing_.push_back(stream);
+  }
+}
+
+void TerminalWrites::watched(const pollfd* fds, std::size_t count) {
+  for (std::size_t i = 0; i < count && i < writing_.size(); ++i) {
+    if (fds[i].revents) writing_[i]->on_writable();
+  }
+}
+
+int poll_timeout_ms(std::optional<PollSource::Clock::time_point> deadline) {
+  if (!deadline) return -1;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - PollSource::Clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, 60000));
+}
+
 }  // namespace slipway::base

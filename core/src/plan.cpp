@@ -1,7 +1,8 @@
-// Lookups on a Plan (plan.hpp).
-#include <stdexcept>
-
+// Lookups on a Plan, and task names taken apart (plan.hpp).
 #include "slipway/core/plan.hpp"
+
+#include <charconv>
+#include <stdexcept>
 
 namespace slipway::core {
 
@@ -32,6 +33,17 @@ const Task* Plan::find_task(std::string_view node_name, std::uint32_t replica) c
     if (task.node == node_name && task.replica == replica) return &task;
   }
   return nullptr;
+}
+
+std::optional<TaskName> parse_task_name(std::string_view name) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return std::nullopt;
+  std::uint32_t replica = 0;
+  const char* first = name.data() + dot + 1;
+  const char* last = name.data() + name.size();
+  auto [end, ec] = std::from_chars(first, last, replica);
+  if (ec != std::errc() || end != last) return std::nullopt;
+  return TaskName{std::string(name.substr(0, dot)), replica};
 }
 
 }  // namespace slipway::core

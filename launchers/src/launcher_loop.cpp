@@ -420,11 +420,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     for (const base::PollSource* source : sources_) {
       if (auto own = source->deadline(); own && (!deadline || *own < *deadline)) deadline = own;
     }
-    int timeout = -1;
-    if (deadline) {
-      auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
-      timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
-    }
+    const int timeout = base::poll_timeout_ms(deadline);
     fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
     std::vector<std::size_t> source_begin;
     for (base::PollSource* source : sources_) {
@@ -432,17 +428,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
       source->watch(fds);
     }
     const std::size_t watched_end = fds.size();
-    base::TerminalStream* streams[] = {&base::terminal_stdout(), &base::terminal_stderr()};
-    std::vector<base::TerminalStream*> writing;
-    for (base::TerminalStream* stream : streams) {
-      if (!stream->wants_write()) continue;
-      fds.push_back({stream->pollable(), POLLOUT, 0});
-      writing.push_back(stream);
-    }
+    terminal_writes_.watch(fds);
     if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
-    for (std::size_t i = 0; i < writing.size(); ++i) {
-      if (fds[watched_end + i].revents) writing[i]->on_writable();
-    }
+    terminal_writes_.watched(fds.data() + watched_end, fds.size() - watched_end);
     // Stop requests first: a task that exits because of a stop must find
     // the program already stopping, not count as a failure (the rendezvous
     // tells the launcher of a stop before it tells any task).

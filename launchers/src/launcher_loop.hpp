@@ -42,6 +42,7 @@
 #include "slipway/core/plan.hpp"
 #include "slipway/base/poll_source.hpp"
 #include "slipway/base/process.hpp"
+#include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
 #include "slipway/launch/descriptor_budget.hpp"
@@ -166,6 +167,7 @@ class LauncherLoop {
   std::function<std::size_t(std::size_t)> descriptor_cost_;
   std::unique_ptr<DescriptorBudget> budget_;
   std::vector<base::PollSource*> sources_;
+  base::TerminalWrites terminal_writes_;
 };
 
 }  // namespace slipway::launch

@@ -17,12 +17,8 @@ namespace slipway::pmix {
 namespace {
 
 const core::Task* task_named(const core::Plan& plan, const std::string& name) {
-  auto dot = name.rfind('.');
-  if (dot == std::string::npos) return nullptr;
-  char* end = nullptr;
-  unsigned long replica = std::strtoul(name.c_str() + dot + 1, &end, 10);
-  if (end == name.c_str() + dot + 1 || *end != '\0') return nullptr;
-  return plan.find_task(name.substr(0, dot), static_cast<std::uint32_t>(replica));
+  auto parsed = core::parse_task_name(name);
+  return parsed ? plan.find_task(parsed->node, parsed->replica) : nullptr;
 }
 
 // Shared memory lives best in /dev/shm (tmpfs); elsewhere, the temp dir.

@@ -80,6 +80,13 @@ bool TaskOutput::pump(int fd) {
   return false;
 }
 
+void TaskOutput::relay_available() {
+  for (int fd : open_fds()) {
+    while (pump(fd)) {
+    }
+  }
+}
+
 void TaskOutput::drain() {
   while (!finished()) {
     auto fds = open_fds();

@@ -278,10 +278,7 @@ bool TaskRunner::reaped(pid_t pid, const base::ExitStatus& status) {
   if (it == by_command_.end()) return false;
   Task& t = *tasks_.at(it->second);
   t.status = status;
-  for (int fd : t.output->open_fds()) {
-    while (t.output->pump(fd)) {
-    }
-  }
+  t.output->relay_available();
   // Whatever the command left in its process group goes now.
   base::signal_group(t.pid, SIGTERM);
   if (t.output->finished()) {
@@ -381,10 +378,7 @@ void TaskRunner::fire_timeouts(Clock::time_point now) {
         break;
       case Task::State::draining:
         base::signal_group(t.pid, SIGKILL);
-        for (int fd : t.output->open_fds()) {
-          while (t.output->pump(fd)) {
-          }
-        }
+        t.output->relay_available();
         finish(t, t.status);
         break;
     }

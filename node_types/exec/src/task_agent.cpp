@@ -44,15 +44,9 @@ sigset_t agent_signal_set() {
 }
 
 std::uint32_t find_task(const core::Plan& plan, const std::string& name) {
-  auto dot = name.rfind('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
-    throw std::runtime_error("bad task name '" + name + "' (expected NODE.REPLICA)");
-  }
-  char* end = nullptr;
-  unsigned long replica = std::strtoul(name.c_str() + dot + 1, &end, 10);
-  const core::Task* task = *end == '\0' ? plan.find_task(name.substr(0, dot),
-                                                         static_cast<std::uint32_t>(replica))
-                                        : nullptr;
+  auto parsed = core::parse_task_name(name);
+  if (!parsed) throw std::runtime_error("bad task name '" + name + "' (expected NODE.REPLICA)");
+  const core::Task* task = plan.find_task(parsed->node, parsed->replica);
   if (!task) throw std::runtime_error("the plan has no task '" + name + "'");
   return static_cast<std::uint32_t>(task - plan.tasks.data());
 }
@@ -86,6 +80,7 @@ class Agent {
   const core::Plan& plan_;
   const AgentOptions& options_;
   tasks::TaskRunner runner_;
+  base::TerminalWrites terminal_writes_;
   base::UniqueFd signals_;
   std::map<tasks::TaskId, std::size_t> order_;  // each task's place in options.tasks
   std::vector<int> codes_;                      // per task, once ended
@@ -152,21 +147,12 @@ void Agent::loop() {
     fds.assign({{signals_.get(), POLLIN, 0}});
     runner_.watch(fds);
     const std::size_t watched_end = fds.size();
-    std::vector<base::TerminalStream*> writing;
-    for (base::TerminalStream* stream : {&base::terminal_stdout(), &base::terminal_stderr()}) {
-      if (!stream->wants_write()) continue;
-      fds.push_back({stream->pollable(), POLLOUT, 0});
-      writing.push_back(stream);
+    terminal_writes_.watch(fds);
+    if (poll(fds.data(), fds.size(), base::poll_timeout_ms(runner_.deadline())) < 0 &&
+        errno != EINTR) {
+      return;
     }
-    int timeout = -1;
-    if (auto deadline = runner_.deadline()) {
-      auto left = std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count();
-      timeout = static_cast<int>(std::clamp<long long>(left, 0, 60000));
-    }
-    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) return;
-    for (std::size_t i = 0; i < writing.size(); ++i) {
-      if (fds[watched_end + i].revents) writing[i]->on_writable();
-    }
+    terminal_writes_.watched(fds.data() + watched_end, fds.size() - watched_end);
     // Output before exits: a task's last lines come before its end.
     runner_.watched(fds.data() + 1, watched_end - 1);
     if (fds[0].revents & POLLIN) on_signals();

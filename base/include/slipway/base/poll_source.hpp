@@ -27,4 +27,8 @@ class PollSource {
   virtual std::optional<Clock::time_point> deadline() const { return std::nullopt; }
 };
 
+// poll()'s timeout for coming round by `deadline`: -1 without one, else
+// the milliseconds left, between 0 and 60 s.
+int poll_timeout_ms(std::optional<PollSource::Clock::time_point> deadline);
+
 }  // namespace slipway::base

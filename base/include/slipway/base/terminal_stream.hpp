@@ -28,6 +28,9 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "slipway/base/poll_source.hpp"
 #include <string_view>
 
 #include "slipway/base/unique_fd.hpp"
@@ -77,5 +80,16 @@ TerminalStream& terminal_stderr();
 
 void flush_terminal_streams(std::chrono::steady_clock::time_point deadline, int stop_fd = -1,
                             const std::function<bool()>& stop = {});
+
+// The two streams as an event loop polls them: POLLOUT for each stream
+// that has lines waiting for a slow reader, on_writable() when it may write.
+class TerminalWrites final : public PollSource {
+ public:
+  void watch(std::vector<pollfd>& fds) override;
+  void watched(const pollfd* fds, std::size_t count) override;
+
+ private:
+  std::vector<TerminalStream*> writing_;  // the stream of each descriptor watch() added
+};
 
 }  // namespace slipway::base

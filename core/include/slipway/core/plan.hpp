@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "slipway/core/topology.hpp"
@@ -87,6 +88,15 @@ struct Plan {
   std::vector<const Task*> tasks_of(std::string_view node) const;
   const Task* find_task(std::string_view node, std::uint32_t replica) const;
 };
+
+// A task's name as Task::name() writes it, "NODE.REPLICA", taken apart:
+// nothing when there is no '.', the node is empty, or the replica is not
+// decimal digits within 32 bits.
+struct TaskName {
+  std::string node;
+  std::uint32_t replica = 0;
+};
+std::optional<TaskName> parse_task_name(std::string_view name);
 
 // A problem that makes a program not fit, naming the node (and replica).
 struct PlanError {

@@ -44,6 +44,8 @@ class TaskOutput {
   // it read anything (false at end-of-file, which closes `fd`, and when
   // nothing is there yet).
   bool pump(int fd);
+  // Relays what both read ends hold now, without waiting.
+  void relay_available();
   // Relays everything left, waiting for end-of-file on both read ends.
   void drain();
   bool finished() const { return !out_ && !err_; }
