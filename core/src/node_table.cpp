@@ -103,6 +103,25 @@ void read_ucx(Reader& r, const toml::node& v, NodeSpec& n, const std::string& wh
   }
 }
 
+// `settle`: seconds, an integer or a decimal number, 0 to 600.
+std::optional<std::uint32_t> read_seconds_ms(Reader& r, const toml::node& v, const std::string& what) {
+  double seconds = 0;
+  if (const auto* i = v.as_integer()) {
+    seconds = static_cast<double>(i->get());
+  } else if (const auto* f = v.as_floating_point()) {
+    seconds = f->get();
+  } else {
+    r.error(location_of(v), what + " must be seconds (a number such as 1 or 0.5), not " +
+                                std::string(type_name(v)));
+    return std::nullopt;
+  }
+  if (!(seconds >= 0 && seconds <= 600)) {
+    r.error(location_of(v), what + " is out of range; give 0 to 600 seconds");
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(seconds * 1000 + 0.5);
+}
+
 void read_env(Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
   const auto* t = v.as_table();
   if (t == nullptr) {
@@ -161,7 +180,7 @@ const std::vector<std::string_view>& node_type_names() {
   return names;
 }
 
-const std::array<NodeKey, 22> kNodeKeys{{
+const std::array<NodeKey, 23> kNodeKeys{{
     {"command", false,
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
        n.command.where = location_of(v);
@@ -330,9 +349,42 @@ const std::array<NodeKey, 22> kNodeKeys{{
        }
      }},
     {"ucx", true, &read_ucx},
+    {"elastic", false,
+     [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
+       read_elastic_table(r, v, n.elastic, what);
+     }},
 }};
 
 }  // namespace
+
+void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>& field,
+                        const std::string& what) {
+  field.where = location_of(v);
+  const auto* t = v.as_table();
+  if (t == nullptr) {
+    r.error(location_of(v), what + " must be a table, not " + std::string(type_name(v)) +
+                                "; write elastic = { grow = \"manual\" }");
+    return;
+  }
+  const std::string in = what.substr(what.find(' '));
+  for (const auto& [key, value] : *t) {
+    const std::string key_what = "'elastic." + shown(key.str()) + "'" + in;
+    if (key == "grow") {
+      auto s = r.string(value, key_what);
+      if (!s) continue;
+      if (*s == "auto" || *s == "manual") {
+        field.value.grow_manual = *s == "manual";
+      } else {
+        r.error(location_of(value), key_what + " is '" + shown(*s) +
+                                        "', which is not one of auto, manual");
+      }
+    } else if (key == "settle") {
+      if (auto ms = read_seconds_ms(r, value, key_what)) field.value.settle_ms = *ms;
+    } else {
+      r.unknown_key(key, "in the elastic table" + in, topology_keys("elastic"));
+    }
+  }
+}
 
 bool allowed_in_defaults(std::string_view key) {
   for (const NodeKey& k : kNodeKeys) {
@@ -365,7 +417,8 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
 
 const std::vector<std::string_view>& topology_keys(std::string_view table) {
   static const std::vector<std::string_view> top{"program", "defaults", "node"};
-  static const std::vector<std::string_view> program{"name", "max_retries"};
+  static const std::vector<std::string_view> program{"name", "max_retries", "elastic"};
+  static const std::vector<std::string_view> elastic{"grow", "settle"};
   static const std::vector<std::string_view> ucx{"tls", "net_devices", "rndv_thresh"};
   static const std::vector<std::string_view> node = [] {
     std::vector<std::string_view> keys;
@@ -385,6 +438,7 @@ const std::vector<std::string_view>& topology_keys(std::string_view table) {
   if (table == "defaults") return defaults;
   if (table == "node") return node;
   if (table == "ucx") return ucx;
+  if (table == "elastic") return elastic;
   return none;
 }
 

@@ -20,4 +20,9 @@ bool allowed_in_defaults(std::string_view key);
 void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
                      std::string_view where_text, bool is_defaults);
 
+// Reads an elastic table ([node.NAME.elastic], [program.elastic]) into
+// `field`; `what` names it in messages ("'elastic' in node 'actor'").
+void read_elastic_table(Reader& reader, const toml::node& value, Located<ElasticSettings>& field,
+                        const std::string& what);
+
 }  // namespace slipway::core

@@ -2,6 +2,7 @@
 #include "slipway/core/plan.hpp"
 
 #include <charconv>
+#include <map>
 #include <stdexcept>
 
 namespace slipway::core {
@@ -33,6 +34,22 @@ const Task* Plan::find_task(std::string_view node_name, std::uint32_t replica) c
     if (task.node == node_name && task.replica == replica) return &task;
   }
   return nullptr;
+}
+
+void set_ranks(Plan& plan) {
+  std::map<std::string, std::vector<Task*>> by_node;  // tasks already in replica order
+  for (Task& t : plan.tasks) by_node[t.node].push_back(&t);
+  for (auto& [node, tasks] : by_node) {
+    std::map<std::uint32_t, std::uint32_t> per_host;  // host -> tasks so far
+    for (Task* t : tasks) t->local_rank = per_host[t->host]++;
+    std::map<std::uint32_t, std::uint32_t> group_rank;
+    for (const auto& [host, n] : per_host) group_rank.emplace(host, static_cast<std::uint32_t>(group_rank.size()));
+    for (Task* t : tasks) {
+      t->local_world_size = per_host[t->host];
+      t->group_rank = group_rank[t->host];
+      t->group_world_size = static_cast<std::uint32_t>(per_host.size());
+    }
+  }
 }
 
 std::optional<TaskName> parse_task_name(std::string_view name) {

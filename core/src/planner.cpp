@@ -290,22 +290,6 @@ std::vector<std::uint32_t> grow_elastic(const Placer& placer, const std::vector<
   return counts;
 }
 
-void set_ranks(Plan& plan) {
-  std::map<std::string, std::vector<Task*>> by_node;  // tasks already in replica order
-  for (Task& t : plan.tasks) by_node[t.node].push_back(&t);
-  for (auto& [node, tasks] : by_node) {
-    std::map<std::uint32_t, std::uint32_t> per_host;  // host -> tasks so far
-    for (Task* t : tasks) t->local_rank = per_host[t->host]++;
-    std::map<std::uint32_t, std::uint32_t> group_rank;
-    for (const auto& [host, n] : per_host) group_rank.emplace(host, static_cast<std::uint32_t>(group_rank.size()));
-    for (Task* t : tasks) {
-      t->local_world_size = per_host[t->host];
-      t->group_rank = group_rank[t->host];
-      t->group_world_size = static_cast<std::uint32_t>(per_host.size());
-    }
-  }
-}
-
 }  // namespace
 
 PlanResult make_plan(const Program& program, const Allocation& allocation) {

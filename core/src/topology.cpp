@@ -17,4 +17,13 @@ const NodeSpec* Program::find_node(std::string_view node_name) const {
   return nullptr;
 }
 
+ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node) {
+  ResolvedElastic out;
+  const ElasticSettings& own = node.elastic.value;
+  const ElasticSettings& all = program.elastic.value;
+  out.grow_manual = own.grow_manual.value_or(all.grow_manual.value_or(out.grow_manual));
+  out.settle_ms = own.settle_ms.value_or(all.settle_ms.value_or(out.settle_ms));
+  return out;
+}
+
 }  // namespace slipway::core

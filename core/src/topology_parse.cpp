@@ -42,6 +42,8 @@ void read_program(Reader& r, const toml::node& v, Program& program) {
       if (auto i = r.integer(value, "'max_retries' in [program]", 0, limits::kMaxRetries)) {
         program.max_retries.value = static_cast<std::uint32_t>(*i);
       }
+    } else if (key == "elastic") {
+      read_elastic_table(r, value, program.elastic, "'elastic' in [program]");
     } else {
       r.unknown_key(key, "in [program]", topology_keys("program"));
     }

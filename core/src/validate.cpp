@@ -77,6 +77,11 @@ void check_counts(Reader& r, const NodeSpec& node) {
                                      " needs a fixed world size; give an integer count (only "
                                      "torch and none nodes may be elastic)");
   }
+  if (node.elastic.where.known() && !node.replicas.value.elastic()) {
+    r.error(node.elastic.where, "'elastic'" + in + " applies to elastic nodes only, but 'replicas' is " +
+                                    range_text(node.replicas.value) +
+                                    "; give replicas = \"MIN:MAX\" or remove the table");
+  }
   if (node.framework.value == Framework::tensorflow && !is_valid_tensorflow_job(node.name.value)) {
     r.error(node.name.where, "node " + in_quotes(node.name.value) +
                                  " uses framework 'tensorflow', whose job names allow only "

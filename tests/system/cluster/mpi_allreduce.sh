@@ -6,6 +6,14 @@ set -euo pipefail
 source "$(dirname "$0")/../../lib/checks.sh"
 prog=$1
 
+# Open MPI's session directory (and the shared-memory files in it) is
+# /tmp/ompi.HOST.UID/jf.N, with N hashed from the PMIx namespace, which is the
+# same 'slurm.pmix.JOB.0' in every fresh test cluster: a run's ranks then met
+# another run's leftovers there and failed at init (open(2) ENOENT, then a
+# segfault). This run's own directory, on the file system every host shares.
+export OMPI_MCA_orte_tmpdir_base=$SLIPWAY_TEST_SCRATCH/ompi
+mkdir -p "$OMPI_MCA_orte_tmpdir_base"
+
 out=$(srun --mpi=pmix -N3 -n6 --ntasks-per-node=2 "$prog" | sort)
 echo "$out"
 

@@ -35,7 +35,7 @@ void collect_keys(const nlohmann::json& j, std::set<std::string>& keys) {
 
 TEST_CASE("docs/topology.md documents every key the parser knows", "[core][docs]") {
   const std::string doc = read_doc(SLIPWAY_TOPOLOGY_DOC);
-  for (const char* table : {"", "program", "defaults", "node", "ucx"}) {
+  for (const char* table : {"", "program", "defaults", "node", "ucx", "elastic"}) {
     for (std::string_view key : topology_keys(table)) {
       INFO("table [" << table << "] key " << key);
       CHECK(doc.find("| `" + std::string(key) + "` |") != std::string::npos);

@@ -290,3 +290,45 @@ TEST_CASE("diagnostics format as FILE:LINE:COL: message", "[core][parse]") {
   CHECK(format_diagnostic({"a.toml", {3, 7}, "bad"}) == "a.toml:3:7: bad");
   CHECK(format_diagnostic({"a.toml", {}, "cannot open: x"}) == "a.toml: cannot open: x");
 }
+
+TEST_CASE("elastic tables: a node's keys, then [program.elastic]'s, then the defaults", "[core][parse][elastic]") {
+  const Program p = parse_ok(R"(
+[program]
+name = "e"
+elastic = { settle = 2.5 }
+[node.actor]
+command = "act"
+replicas = "2:8"
+elastic = { grow = "manual" }
+[node.trainer]
+command = "train"
+framework = "torch"
+replicas = "2:4"
+elastic = { settle = 0 }
+[node.learner]
+command = "learn"
+)");
+  const auto actor = elastic_settings(p, *p.find_node("actor"));
+  CHECK(actor.grow_manual);
+  CHECK(actor.settle_ms == 2500);
+  const auto trainer = elastic_settings(p, *p.find_node("trainer"));
+  CHECK_FALSE(trainer.grow_manual);
+  CHECK(trainer.settle_ms == 0);
+  const auto learner = elastic_settings(p, *p.find_node("learner"));
+  CHECK(learner.settle_ms == 2500);
+}
+
+TEST_CASE("elastic tables are checked like every key", "[core][parse][elastic]") {
+  const auto errors = parse_errors(R"([program]
+name = "e"
+[node.actor]
+command = "act"
+replicas = 3
+elastic = { grow = "sometimes", settle = -1, setle = 1 }
+)");
+  REQUIRE(errors.size() == 4);
+  CHECK(errors[0] == "t.toml:6:11: 'elastic' in node 'actor' applies to elastic nodes only, but 'replicas' is 3; give replicas = \"MIN:MAX\" or remove the table");
+  CHECK(errors[1].find("'elastic.grow' in node 'actor' is 'sometimes', which is not one of auto, manual") != std::string::npos);
+  CHECK(errors[2].find("'elastic.settle' in node 'actor' is out of range; give 0 to 600 seconds") != std::string::npos);
+  CHECK(errors[3].find("unknown key 'setle' in the elastic table in node 'actor'; did you mean 'settle'?") != std::string::npos);
+}

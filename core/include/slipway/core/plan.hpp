@@ -89,6 +89,12 @@ struct Plan {
   const Task* find_task(std::string_view node, std::uint32_t replica) const;
 };
 
+// Sets every task's local_rank, local_world_size, group_rank and
+// group_world_size from the hosts of its node's tasks (in replica order):
+// its rank among its node's tasks on its host, and its host's among the
+// hosts its node uses, in host order.
+void set_ranks(Plan& plan);
+
 // A task's name as Task::name() writes it, "NODE.REPLICA", taken apart:
 // nothing when there is no '.', the node is empty, or the replica is not
 // decimal digits within 32 bits.

@@ -46,6 +46,16 @@ struct UcxSettings {
   friend bool operator==(const UcxSettings&, const UcxSettings&) = default;
 };
 
+// The [node.NAME.elastic] table (and [program.elastic], its default for
+// every elastic node): how an elastic node (replicas = "MIN:MAX") resizes
+// while the program runs (docs/elastic.md). Unset keys are empty here; a
+// node's resolved values come from elastic_settings().
+struct ElasticSettings {
+  std::optional<bool> grow_manual;          // `grow`: "auto" (false) or "manual" (true)
+  std::optional<std::uint32_t> settle_ms;   // `settle`: seconds, merged triggers' window
+  friend bool operator==(const ElasticSettings&, const ElasticSettings&) = default;
+};
+
 struct EnvVar {
   Located<std::string> name;
   Located<std::string> value;
@@ -78,6 +88,7 @@ struct NodeSpec {
   Located<std::string> qos;
   Located<std::uint32_t> time_minutes{0};       // key `time`; 0 = no limit set
   Located<UcxSettings> ucx;
+  Located<ElasticSettings> elastic;             // its own table; [program.elastic] fills the rest
 
   bool handles_node(std::string_view other) const;
 };
@@ -85,12 +96,21 @@ struct NodeSpec {
 struct Program {
   Located<std::string> name;
   Located<std::uint32_t> max_retries{0};
+  Located<ElasticSettings> elastic;   // [program.elastic]: defaults of every elastic node
   std::string source_file;   // as given to load/parse
   std::string base_dir;      // absolute directory of source_file (relative workdirs)
   std::vector<NodeSpec> nodes;
 
   const NodeSpec* find_node(std::string_view name) const;
 };
+
+// An elastic node's settings with every key resolved: the node's own,
+// else [program.elastic]'s, else the defaults (grow "auto", settle 1 s).
+struct ResolvedElastic {
+  bool grow_manual = false;
+  std::uint32_t settle_ms = 1000;
+};
+ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node);
 
 struct TopologyResult {
   std::optional<Program> program;     // set iff diagnostics is empty
@@ -110,7 +130,7 @@ TopologyResult load_topology(const std::string& path);
 TopologyResult parse_topology(std::string_view text, const std::string& filename);
 
 // The keys the parser knows in one table: "" (top level), "program",
-// "defaults", "node", "ucx". Used by the docs check and for suggestions.
+// "defaults", "node", "ucx", "elastic". Used by the docs check and for suggestions.
 const std::vector<std::string_view>& topology_keys(std::string_view table);
 
 // Upper-cases and turns '-' and '.' into '_' (node and port names in
