@@ -23,6 +23,7 @@ const char* to_string(TaskState state) {
     case TaskState::Succeeded: return "done";
     case TaskState::Failed: return "failed";
     case TaskState::Stopped: return "stopped";
+    case TaskState::Idle: return "idle";
   }
   return "unknown";
 }
@@ -38,7 +39,9 @@ Supervisor::Supervisor(std::vector<SupervisedTaskSpec> tasks, SupervisorOptions 
       world.max_retries = world.max_retries < 0 ? spec.max_retries
                                                 : std::min(world.max_retries, spec.max_retries);
     }
-    tasks_.push_back(Task{std::move(spec)});
+    Task task;
+    task.spec = std::move(spec);
+    tasks_.push_back(std::move(task));
   }
 }
 
@@ -50,8 +53,8 @@ Supervisor::TaskView Supervisor::task(std::size_t index) const {
 
 bool Supervisor::exit_expected(std::size_t index) const {
   const Task& t = tasks_.at(index);
-  return phase_ == Phase::Running && t.spec.world >= 0 &&
-         worlds_[static_cast<std::size_t>(t.spec.world)].restarting;
+  if (phase_ != Phase::Running) return false;
+  return t.retiring || (t.spec.world >= 0 && worlds_[static_cast<std::size_t>(t.spec.world)].restarting);
 }
 
 std::chrono::milliseconds Supervisor::backoff(int failures) const {
@@ -80,19 +83,101 @@ void Supervisor::restart_world(int world, std::size_t failed, const TaskExit& ex
                            std::to_string(w.epoch + 1) + " (" + std::to_string(w.failures + 1) + " of " +
                            std::to_string(w.max_retries) + " restarts allowed by max_retries)" +
                            (stopping.empty() ? "" : "; stopping " + stopping)});
-  w.restarting = true;
   w.restart_at = now + backoff(w.failures);
   ++w.failures;
+  tasks_[failed].state = TaskState::Backoff;
+  stop_world(world, now, out);
+}
+
+void Supervisor::stop_world(int world, Clock::time_point now, std::vector<Action>& out) {
+  World& w = worlds_[static_cast<std::size_t>(world)];
+  w.restarting = true;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
     if (t.spec.world != world) continue;
-    if (t.state == TaskState::Running && i != failed) {
+    if (t.state == TaskState::Running) {
       out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
       w.kill_at = now + options_.grace;
-      continue;  // becomes Backoff when it exits
+      continue;  // becomes Backoff (or Idle, retiring) when it exits
     }
-    t.state = TaskState::Backoff;  // the failed one, and those done already
+    if (t.state != TaskState::Idle) t.state = TaskState::Backoff;  // those done already
   }
+}
+
+std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
+                                       const std::vector<std::size_t>& retire,
+                                       const std::string& cause, Clock::time_point now) {
+  std::vector<Action> out;
+  if (phase_ != Phase::Running) return out;
+  std::vector<int> worlds;
+  auto touch = [&worlds](int world) {
+    if (std::find(worlds.begin(), worlds.end(), world) == worlds.end()) worlds.push_back(world);
+  };
+  for (std::size_t i : retire) {
+    Task& t = tasks_.at(i);
+    t.rejoin = false;
+    if (t.state == TaskState::Running) {
+      t.retiring = true;
+      if (t.spec.world >= 0) {
+        touch(t.spec.world);
+      } else {
+        out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
+        t.kill_at = now + options_.grace;
+      }
+    } else if (t.state == TaskState::Backoff || t.state == TaskState::Pending) {
+      t.state = TaskState::Idle;
+      if (t.spec.world >= 0) touch(t.spec.world);
+    }
+  }
+  for (std::size_t i : start) {
+    Task& t = tasks_.at(i);
+    if (t.retiring) {
+      t.rejoin = true;  // asked back while it stops: it starts again once it ended
+      continue;
+    }
+    if (t.state != TaskState::Idle) continue;
+    if (t.spec.world >= 0) {
+      t.state = TaskState::Backoff;  // launched with its world's new epoch
+      touch(t.spec.world);
+      continue;
+    }
+    launch_task(i, out);
+  }
+  for (int world : worlds) {
+    World& w = worlds_[static_cast<std::size_t>(world)];
+    std::string stopping;
+    std::size_t size = 0;
+    for (const Task& t : tasks_) {
+      if (t.spec.world != world) continue;
+      if (t.state == TaskState::Running) stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
+      if (t.state != TaskState::Idle && (!t.retiring || t.rejoin)) ++size;
+    }
+    out.push_back(Action{Action::Kind::Note, 0, 0, 0, 0, 0,
+                         cause + ": its world restarts as epoch " + std::to_string(w.epoch + 1) +
+                             " with " + std::to_string(size) + " replica(s)" +
+                             (stopping.empty() ? "" : "; stopping " + stopping)});
+    if (!w.restarting) w.restart_at = now;  // no backoff: nothing failed
+    stop_world(world, now, out);
+  }
+  check_all_done(now, out);
+  return out;
+}
+
+void Supervisor::launch_task(std::size_t index, std::vector<Action>& out) {
+  Task& t = tasks_[index];
+  if (t.launched) ++t.attempt;
+  t.launched = true;
+  t.state = TaskState::Running;
+  const int epoch = t.spec.world >= 0 ? worlds_[static_cast<std::size_t>(t.spec.world)].epoch : 0;
+  out.push_back(Action{Action::Kind::Launch, index, t.attempt, epoch, 0, 0, {}});
+}
+
+void Supervisor::check_all_done(Clock::time_point now, std::vector<Action>& out) {
+  if (phase_ != Phase::Running) return;
+  const bool all_done = std::all_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+    return x.spec.daemon || x.state == TaskState::Succeeded || x.state == TaskState::Idle;
+  });
+  if (all_done) begin_stop(Phase::StoppingDaemons, 0, "all tasks finished", now, out);
 }
 
 void Supervisor::fail_program(Task& t, const TaskExit& exit, int retries_used,
@@ -112,8 +197,11 @@ void Supervisor::fail_program(Task& t, const TaskExit& exit, int retries_used,
 std::vector<Action> Supervisor::start(Clock::time_point) {
   std::vector<Action> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    tasks_[i].state = TaskState::Running;
-    out.push_back(Action{Action::Kind::Launch, i, 0, 0, 0, 0, {}});
+    if (tasks_[i].spec.idle) {
+      tasks_[i].state = TaskState::Idle;
+      continue;
+    }
+    launch_task(i, out);
   }
   maybe_finish(out);
   return out;
@@ -124,10 +212,15 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   std::vector<Action> out;
   Task& t = tasks_.at(index);
   if (t.state != TaskState::Running) return out;
+  const bool retired = t.retiring && !t.rejoin;
+  t.retiring = false;
+  t.kill_at.reset();
   if (phase_ == Phase::Running && t.spec.world >= 0) {
     World& w = worlds_[static_cast<std::size_t>(t.spec.world)];
     if (w.restarting) {
-      t.state = TaskState::Backoff;  // stopped for the new epoch: expected
+      // Stopped for the new epoch: expected.
+      t.state = retired ? TaskState::Idle : TaskState::Backoff;
+      t.rejoin = false;
       return out;
     }
     if (!exit.success()) {
@@ -145,14 +238,19 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
     maybe_finish(out);
     return out;
   }
+  if (retired || t.rejoin) {
+    // Stopped by a resize, whatever its status: idle, or back at once.
+    t.state = TaskState::Idle;
+    if (t.rejoin) {
+      t.rejoin = false;
+      launch_task(index, out);
+    }
+    check_all_done(now, out);
+    return out;
+  }
   if (exit.success()) {
     t.state = TaskState::Succeeded;
-    bool all_done = std::all_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
-      return x.spec.daemon || x.state == TaskState::Succeeded;
-    });
-    if (all_done) {
-      begin_stop(Phase::StoppingDaemons, 0, "all tasks finished", now, out);
-    }
+    check_all_done(now, out);
     return out;
   }
   if (t.attempt < t.spec.max_retries) {
@@ -178,9 +276,11 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       Task& t = tasks_[i];
       if (t.spec.world < 0 && t.state == TaskState::Backoff && t.restart_at <= now) {
-        t.state = TaskState::Running;
-        ++t.attempt;
-        out.push_back(Action{Action::Kind::Launch, i, t.attempt, 0, 0, 0, {}});
+        launch_task(i, out);
+      }
+      if (t.retiring && t.kill_at && *t.kill_at <= now) {
+        t.kill_at.reset();
+        out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
       }
     }
     for (std::size_t w = 0; w < worlds_.size(); ++w) {
@@ -201,10 +301,8 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
       ++world.epoch;
       for (std::size_t i = 0; i < tasks_.size(); ++i) {
         Task& t = tasks_[i];
-        if (t.spec.world != id) continue;
-        t.state = TaskState::Running;
-        ++t.attempt;
-        out.push_back(Action{Action::Kind::Launch, i, t.attempt, world.epoch, 0, 0, {}});
+        if (t.spec.world != id || t.state == TaskState::Idle) continue;
+        launch_task(i, out);
       }
     }
   }
@@ -227,6 +325,7 @@ std::optional<Clock::time_point> Supervisor::next_deadline() const {
   if (phase_ == Phase::Running) {
     for (const Task& t : tasks_) {
       if (t.spec.world < 0 && t.state == TaskState::Backoff) consider(t.restart_at);
+      if (t.retiring && t.kill_at) consider(*t.kill_at);
     }
     for (std::size_t w = 0; w < worlds_.size(); ++w) {
       const World& world = worlds_[w];

@@ -269,3 +269,142 @@ TEST_CASE("a stop while a world restarts ends it without a new epoch") {
   CHECK(actions[0].kind == Kind::Finish);
   CHECK(actions[0].exit_code == 0);
 }
+
+namespace {
+
+// An elastic none node of four slots (two idle at start) beside a learner.
+std::vector<SupervisedTaskSpec> elastic_actors() {
+  std::vector<SupervisedTaskSpec> specs{{"learner.0"}};
+  for (int r = 0; r < 4; ++r) {
+    SupervisedTaskSpec spec{"actor." + std::to_string(r)};
+    spec.max_retries = 1;
+    spec.idle = r >= 2;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
+// A torch world of four slots, two idle at start.
+std::vector<SupervisedTaskSpec> elastic_world() {
+  std::vector<SupervisedTaskSpec> specs;
+  for (int r = 0; r < 4; ++r) {
+    SupervisedTaskSpec spec{"trainer." + std::to_string(r)};
+    spec.max_retries = 1;
+    spec.world = 0;
+    spec.idle = r >= 2;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
+}  // namespace
+
+TEST_CASE("idle slots do not start, and growing a none node starts only the new replicas") {
+  Supervisor s(elastic_actors(), fast());
+  auto launches = s.start(t0);
+  REQUIRE(launches.size() == 3);
+  CHECK(s.task(3).state == TaskState::Idle);
+  auto actions = s.resize({3, 4}, {}, "scale", t0 + 1ms);
+  REQUIRE(actions.size() == 2);
+  for (const Action& a : actions) {
+    CHECK(a.kind == Kind::Launch);
+    CHECK(a.attempt == 0);  // their first run
+    CHECK(a.epoch == 0);
+  }
+  CHECK(s.task(3).state == TaskState::Running);
+}
+
+TEST_CASE("a retired replica is stopped, ends idle whatever its status, and costs no retry") {
+  Supervisor s(elastic_actors(), fast());
+  s.start(t0);
+  auto actions = s.resize({}, {2}, "scale", t0);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Signal);
+  CHECK(actions[0].task == 2);
+  CHECK(actions[0].signal == SIGTERM);
+  CHECK(s.exit_expected(2));
+  CHECK_FALSE(s.exit_expected(1));
+  // Ignores SIGTERM: SIGKILL after the grace.
+  CHECK(s.next_deadline() == t0 + 1000ms);
+  actions = s.tick(t0 + 1000ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].signal == SIGKILL);
+  CHECK(s.task_exited(2, killed(SIGKILL), t0 + 1001ms).empty());
+  CHECK(s.task(2).state == TaskState::Idle);
+  CHECK(s.task(2).attempt == 0);
+  // Growing again: the slot's next run is its attempt 1.
+  actions = s.resize({2}, {}, "scale", t0 + 2s);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].attempt == 1);
+}
+
+TEST_CASE("a replica asked back while it retires starts again once it ended") {
+  Supervisor s(elastic_actors(), fast());
+  s.start(t0);
+  s.resize({}, {2}, "scale", t0);
+  CHECK(s.resize({2}, {}, "scale", t0 + 1ms).empty());
+  auto actions = s.task_exited(2, killed(SIGTERM), t0 + 2ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Launch);
+  CHECK(actions[0].attempt == 1);
+}
+
+TEST_CASE("the program finishes when the running replicas are done; idle slots do not hold it") {
+  Supervisor s(elastic_actors(), fast());
+  s.start(t0);
+  CHECK(s.task_exited(0, ok(), t0).empty());
+  CHECK(s.task_exited(1, ok(), t0).empty());
+  // The last running replica is retired: nothing is left to wait for.
+  s.resize({}, {2}, "scale", t0);
+  auto actions = s.task_exited(2, killed(SIGTERM), t0 + 1ms);
+  REQUIRE_FALSE(actions.empty());
+  CHECK(actions.back().kind == Kind::Finish);
+  CHECK(actions.back().exit_code == 0);
+}
+
+TEST_CASE("resizing a world stops it whole and launches the new size as the next epoch, at once") {
+  Supervisor s(elastic_world(), fast());
+  CHECK(s.start(t0).size() == 2);
+  auto actions = s.resize({2, 3}, {}, "trainer grows from 2 to 4 replicas (slipway scale)", t0);
+  const auto notes = of_kind(actions, Kind::Note);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message ==
+        "trainer grows from 2 to 4 replicas (slipway scale): its world restarts as epoch 1 with 4 "
+        "replica(s); stopping trainer.0, trainer.1");
+  CHECK(of_kind(actions, Kind::Signal).size() == 2);
+  CHECK(s.exit_expected(0));
+  // A rank killed by the stop is expected, not a failure.
+  CHECK(s.task_exited(0, killed(SIGTERM), t0 + 5ms).empty());
+  CHECK(s.tick(t0 + 6ms).empty());  // rank 1 still runs
+  CHECK(s.task_exited(1, failed(1), t0 + 7ms).empty());
+  // No backoff: the new epoch launches on the next tick.
+  CHECK(s.next_deadline() == t0);
+  const auto launches = of_kind(s.tick(t0 + 7ms), Kind::Launch);
+  REQUIRE(launches.size() == 4);
+  for (const Action& a : launches) CHECK(a.epoch == 1);
+  CHECK(launches[0].attempt == 1);
+  CHECK(launches[2].attempt == 0);
+  // The resize used no retry: a real failure now still restarts the world.
+  actions = s.task_exited(3, failed(2), t0 + 1s);
+  CHECK(of_kind(actions, Kind::Note).size() == 1);
+  CHECK(of_kind(actions, Kind::Finish).empty());
+}
+
+TEST_CASE("shrinking a world leaves the retired ranks idle in the new epoch") {
+  Supervisor s(elastic_world(), fast());
+  s.start(t0);
+  s.resize({2, 3}, {}, "grow", t0);
+  s.task_exited(0, killed(SIGTERM), t0);
+  s.task_exited(1, killed(SIGTERM), t0);
+  REQUIRE(of_kind(s.tick(t0), Kind::Launch).size() == 4);
+  auto actions = s.resize({}, {2, 3}, "shrink", t0 + 1s);
+  CHECK(of_kind(actions, Kind::Signal).size() == 4);
+  CHECK(of_kind(actions, Kind::Note)[0].message.find("epoch 2 with 2 replica(s)") != std::string::npos);
+  for (std::size_t i = 0; i < 4; ++i) s.task_exited(i, killed(SIGTERM), t0 + 1s);
+  const auto launches = of_kind(s.tick(t0 + 1s), Kind::Launch);
+  REQUIRE(launches.size() == 2);
+  CHECK(launches[0].task == 0);
+  CHECK(launches[1].task == 1);
+  CHECK(s.task(2).state == TaskState::Idle);
+  CHECK(s.task(0).epoch == 2);
+}

@@ -26,6 +26,15 @@
 //   action says which unit failed and which epoch comes. A unit of a
 //   world that succeeds waits for the others; a world is done when all of
 //   its units succeeded.
+// - Elastic slots (SupervisedTaskSpec::idle): a unit may start Idle, a
+//   slot of an elastic node that runs nothing now. resize() starts idle
+//   units and retires running ones: outside a world, each on its own (a
+//   retired unit gets SIGTERM, SIGKILL after the grace, and its exit, whatever
+//   its status, makes it Idle; nothing else is restarted); in a world, as
+//   a new epoch of the whole world (every running unit stopped at once,
+//   then the units that stay launched together with the new ones, no
+//   backoff). A resize never counts against max_retries. Idle units do not
+//   keep the program from finishing.
 // - next_deadline() is the latest time by which tick() must be called.
 #pragma once
 
@@ -43,6 +52,7 @@ struct SupervisedTaskSpec {
   bool daemon = false;
   int max_retries = 0;
   int world = -1;    // the world the unit belongs to (-1: none)
+  bool idle = false; // an elastic slot that does not run at start
 };
 
 // How a task's process ended (mirrors base::ExitStatus without the
@@ -57,7 +67,7 @@ struct TaskExit {
   bool success() const { return never_started.empty() && !signaled && code == 0; }
 };
 
-enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped };
+enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped, Idle };
 const char* to_string(TaskState state);
 
 struct Action {
@@ -87,6 +97,12 @@ class Supervisor {
   std::vector<Action> stop_requested(const std::string& reason, int exit_code,
                                      Clock::time_point now);
   std::vector<Action> tick(Clock::time_point now);
+  // Starts the `start` units (Idle ones; others are left as they are) and
+  // retires the `retire` units (see the contract); `cause` says why, for
+  // the Note of a world's new epoch. Nothing once the program is stopping.
+  std::vector<Action> resize(const std::vector<std::size_t>& start,
+                             const std::vector<std::size_t>& retire, const std::string& cause,
+                             Clock::time_point now);
 
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const { return phase_ == Phase::Finished; }
@@ -109,7 +125,11 @@ class Supervisor {
     SupervisedTaskSpec spec;
     TaskState state = TaskState::Pending;
     int attempt = 0;
+    bool launched = false;  // has run on some attempt (the next launch is attempt + 1)
+    bool retiring = false;  // stopped by a resize: becomes Idle when it ends
+    bool rejoin = false;    // retiring, but asked back: starts again once it ended
     Clock::time_point restart_at{};
+    std::optional<Clock::time_point> kill_at;  // a retiring unit's SIGKILL
   };
 
   struct World {
@@ -130,6 +150,9 @@ class Supervisor {
                     std::vector<Action>& out);
   std::chrono::milliseconds backoff(int failures) const;
   void maybe_finish(std::vector<Action>& out);
+  void stop_world(int world, Clock::time_point now, std::vector<Action>& out);
+  void check_all_done(Clock::time_point now, std::vector<Action>& out);
+  void launch_task(std::size_t index, std::vector<Action>& out);
   bool any_running() const;
 
   std::vector<Task> tasks_;
