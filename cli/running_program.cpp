@@ -1,7 +1,10 @@
 // Connecting to a running program's rendezvous as an observer.
 #include "running_program.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 #include "slipway/core/contract.hpp"
@@ -27,6 +30,28 @@ std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
   } catch (const std::exception& e) {
     throw std::runtime_error("the program of " + *dir + " is not running (" + e.what() + ")");
   }
+}
+
+std::map<std::string, std::string> live_fields(const std::string& value) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(value);
+  std::string word;
+  while (in >> word) {
+    const auto eq = word.find('=');
+    if (eq != std::string::npos) out[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string requester(const std::string& command) {
+  if (const char* node = std::getenv(core::env::kNode)) {
+    const char* replica = std::getenv(core::env::kReplica);
+    return std::string(node) + "." + (replica ? replica : "?");
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const char* user = std::getenv("USER");
+  return "slipway " + command + " (" + std::string(user ? user : "user") + "@" + host + ")";
 }
 
 }  // namespace slipway::cli

@@ -3,6 +3,7 @@
 // otherwise through the run directory the launcher wrote.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -15,5 +16,13 @@ namespace slipway::cli {
 // what was not found or could not be reached.
 std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
                                                        const std::string& run_root);
+
+// The fields of an elastic node's live/NODE key ("size=N min=MIN max=MAX
+// replicas=LIST") by name.
+std::map<std::string, std::string> live_fields(const std::string& value);
+
+// Who asks, for the launcher's lines: "NODE.REPLICA" inside a task, else
+// "slipway COMMAND (USER@HOST)".
+std::string requester(const std::string& command);
 
 }  // namespace slipway::cli

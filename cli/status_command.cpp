@@ -43,15 +43,20 @@ void register_status(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
   cmd->footer("Columns: NODE REPLICA HOST ATTEMPT EPOCH STATE UPTIME PID. EPOCH is the epoch\n"
               "of the node's world (- for a node in none); STATE is running, done,\n"
-              "exited(N) or failed (its agent vanished).");
+              "exited(N) or failed (its agent vanished). Then, for elastic nodes: NODE,\n"
+              "SIZE (replicas live now), MIN:MAX, EPOCH and the live REPLICAS.");
   cmd->callback([&ctx, which, run_root] {
     try {
       auto client = connect_to_program(*which, *run_root);
       auto snapshot = client->members();
       std::map<std::string, std::string> epochs;  // by node: its world's epoch now
+      std::map<std::string, std::map<std::string, std::string>> elastic;  // by node: live/NODE's fields
       for (const auto& m : snapshot.members) {
         if (epochs.count(m.identity.node)) continue;
         epochs[m.identity.node] = client->get(core::keys::epoch(m.identity.node)).value_or("-");
+        if (auto live = client->get(core::keys::live(m.identity.node))) {
+          elastic[m.identity.node] = live_fields(*live);
+        }
       }
       std::printf("%-16s %-7s %-16s %-7s %-5s %-12s %-9s %s\n", "NODE", "REPLICA", "HOST",
                   "ATTEMPT", "EPOCH", "STATE", "UPTIME", "PID");
@@ -60,6 +65,13 @@ void register_status(CLI::App& app, CommandContext& ctx) {
                     m.identity.replica, m.identity.host.c_str(), m.identity.attempt,
                     epochs[m.identity.node].c_str(), state_of(m).c_str(), uptime(m).c_str(),
                     static_cast<long long>(m.identity.pid));
+      }
+      if (!elastic.empty()) {
+        std::printf("\n%-16s %-5s %-11s %-5s %s\n", "ELASTIC NODE", "SIZE", "MIN:MAX", "EPOCH", "REPLICAS");
+        for (auto& [node, f] : elastic) {
+          std::printf("%-16s %-5s %-11s %-5s %s\n", node.c_str(), f["size"].c_str(),
+                      (f["min"] + ":" + f["max"]).c_str(), epochs[node].c_str(), f["replicas"].c_str());
+        }
       }
       if (snapshot.stopping) std::printf("program stopping: %s\n", snapshot.stop_reason.c_str());
       ctx.exit_code = 0;

@@ -23,16 +23,7 @@ void register_stop(CLI::App& app, CommandContext& ctx) {
   cmd->footer("Every task gets SIGTERM, then SIGKILL after the launcher's grace period; the\n"
               "launcher then exits 0 unless a task had already failed.");
   cmd->callback([&ctx, which, run_root, reason] {
-    std::string who;
-    if (const char* node = std::getenv(core::env::kNode)) {
-      const char* replica = std::getenv(core::env::kReplica);
-      who = std::string(node) + "." + (replica ? replica : "?");
-    } else {
-      char host[256] = {};
-      gethostname(host, sizeof host - 1);
-      const char* user = std::getenv("USER");
-      who = "slipway stop (" + std::string(user ? user : "user") + "@" + host + ")";
-    }
+    const std::string who = requester("stop");
     try {
       auto client = connect_to_program(*which, *run_root);
       client->request_stop("stop requested by " + who + (reason->empty() ? "" : ": " + *reason));

@@ -11,6 +11,10 @@ std::string address_variable(std::string_view node, std::string_view port) {
   return kAddressPrefix + env_name_part(node) + "_" + env_name_part(port);
 }
 
+std::string address_file_variable(std::string_view node, std::string_view port) {
+  return kAddressFilePrefix + env_name_part(node) + "_" + env_name_part(port);
+}
+
 }  // namespace slipway::core::env
 
 namespace slipway::core::keys {
@@ -30,6 +34,10 @@ std::string address(std::string_view node, std::uint32_t replica, std::string_vi
 std::string stop(std::string_view node, std::uint32_t replica) { return join(kStopPrefix, node, replica); }
 
 std::string epoch(std::string_view node) { return std::string(kEpochPrefix) + std::string(node); }
+
+std::string live(std::string_view node) { return std::string(kLivePrefix) + std::string(node); }
+
+std::string scale(std::string_view node) { return std::string(kScalePrefix) + std::string(node); }
 
 std::string ucx_address(std::string_view node, std::uint32_t replica) {
   return join(kUcxPrefix, node, replica);

@@ -34,6 +34,25 @@ EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launc
   return env;
 }
 
+std::string address_directory(std::string_view run_dir) { return std::string(run_dir) + "/addrs"; }
+
+std::string address_file_name(std::string_view node, std::string_view port) {
+  return std::string(node) + "." + std::string(port);
+}
+
+EnvMap address_file_environment(const Plan& plan, const Task& task, const std::string& dir) {
+  EnvMap env;
+  for (const auto& handle : plan.node(task).handles) {
+    const NodeSpec* target = plan.program.find_node(handle.value);
+    if (target == nullptr) continue;
+    for (const auto& port : target->ports) {
+      env[env::address_file_variable(target->name.value, port.value)] =
+          dir + "/" + address_file_name(target->name.value, port.value);
+    }
+  }
+  return env;
+}
+
 EnvMap gpu_environment(const Task& task, bool launcher_binds_gpus) {
   if (!launcher_binds_gpus) return {};
   std::string devices;
@@ -56,7 +75,9 @@ EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,
   const NodeSpec& node = plan.node(task);
   EnvMap env;
   for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
-  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, launch, addresses),
+  const EnvMap files =
+      options.address_dir.empty() ? EnvMap{} : address_file_environment(plan, task, options.address_dir);
+  for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, launch, addresses), files,
                               framework_environment(plan, task, launch, addresses),
                               gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {
     for (const auto& [name, value] : layer) env[name] = value;

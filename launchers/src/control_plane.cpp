@@ -53,7 +53,7 @@ ControlPlane::ControlPlane(ControlPlaneOptions options) : impl_(std::make_unique
   server_options.bind_address = impl_->options.bind;
   server_options.advertise_host = impl_->options.advertise_host;
   server_options.token = impl_->token;
-  server_options.observed_key_prefix = impl_->options.observed_key_prefix;
+  server_options.observed_key_prefixes = impl_->options.observed_key_prefixes;
   server_options.on_event = [impl = impl_.get()](const rendezvous::Event& e) { impl->on_event(e); };
   impl_->server = std::make_unique<rendezvous::Server>(std::move(server_options));
   impl_->server->start();

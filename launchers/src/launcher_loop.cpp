@@ -16,8 +16,10 @@
 #include <spdlog/spdlog.h>
 
 #include "slipway/core/contract.hpp"
+#include "slipway/core/live_plan.hpp"
 #include "slipway/base/write_all.hpp"
 #include "slipway/base/terminal_stream.hpp"
+#include "slipway/rendezvous/server.hpp"
 
 namespace slipway::launch {
 namespace {
@@ -78,6 +80,134 @@ std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
 std::vector<std::string> LauncherLoop::unit_environment() const {
   return {std::string(core::env::kRendezvous) + "=" + control_->endpoint(), std::string(core::env::kToken) + "=" + control_->token(),
           std::string(core::env::kRunDir) + "=" + run_dir_.path()};
+}
+
+std::vector<std::string> LauncherLoop::live_arguments() const {
+  std::vector<std::string> out;
+  if (!elastic_) return out;
+  for (const auto& [node, live] : elastic_->live_sets()) {
+    out.push_back("--live");
+    out.push_back(core::format_live_set(node, live));
+  }
+  return out;
+}
+
+void LauncherLoop::start_elastic() {
+  std::vector<ElasticNodeSpec> specs;
+  for (const core::NodeSpec& node : plan_.program.nodes) {
+    const core::ReplicaRange range = node.replicas.value;
+    if (!range.elastic() || !node.colocate.value.empty()) continue;
+    const core::ResolvedElastic settings = core::elastic_settings(plan_.program, node);
+    ElasticNodeSpec spec;
+    spec.node = node.name.value;
+    spec.min = range.min;
+    spec.max = range.max;
+    spec.slots = static_cast<std::uint32_t>(plan_.tasks_of(spec.node).size());
+    spec.world = forms_world(node.framework.value);
+    spec.grow_manual = settings.grow_manual;
+    spec.settle = milliseconds(settings.settle_ms);
+    specs.push_back(std::move(spec));
+  }
+  elastic_ = std::make_unique<ElasticNodes>(std::move(specs));
+  live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
+}
+
+void LauncherLoop::publish_live(const std::string& node) {
+  const core::NodeSpec* spec = plan_.program.find_node(node);
+  if (spec == nullptr || !elastic_->knows(node)) return;
+  const auto& live = elastic_->live(node);
+  control_->server().put(core::keys::live(node),
+                         "size=" + std::to_string(live.size()) + " min=" +
+                             std::to_string(spec->replicas.value.min) + " max=" +
+                             std::to_string(spec->replicas.value.max) +
+                             " replicas=" + core::format_replica_list(live));
+}
+
+void LauncherLoop::write_address_files(const std::string& node) {
+  const core::NodeSpec* target = plan_.program.find_node(node);
+  if (target == nullptr || target->ports.empty()) return;
+  const bool handled = std::any_of(plan_.program.nodes.begin(), plan_.program.nodes.end(),
+                                   [&node](const core::NodeSpec& n) { return n.handles_node(node); });
+  if (!handled) return;
+  const auto replicas = live_plan_->tasks_of(node);
+  for (const auto& port : target->ports) {
+    std::vector<std::string> keys;
+    keys.reserve(replicas.size());
+    for (const core::Task* t : replicas) keys.push_back(core::keys::address(node, t->replica, port.value));
+    std::string content;
+    for (const auto& value : control_->server().get_many(keys)) {
+      if (value) content += *value + "\n";
+    }
+    const std::string name = core::address_file_name(node, port.value);
+    auto [it, fresh] = address_files_.try_emplace(name);
+    if (!fresh && it->second == content) continue;
+    try {
+      run_dir_.write_file("addrs/" + name, content);
+      it->second = std::move(content);
+    } catch (const std::exception& e) {
+      say("the live addresses of " + node + " are not written: " + e.what());
+    }
+  }
+}
+
+void LauncherLoop::on_scale_request(const std::string& key) {
+  const std::string node = key.substr(core::keys::kScalePrefix.size());
+  const auto value = control_->server().get(key);
+  if (!value || finished_) return;
+  // "COUNT[ WHO]"
+  const std::size_t digits = value->find_first_not_of("0123456789");
+  const std::string count_text = value->substr(0, digits);
+  const std::string who = digits == std::string::npos || digits + 1 >= value->size()
+                              ? std::string("a task")
+                              : value->substr(digits + 1, 128);
+  if (count_text.empty() || count_text.size() > 9 || (digits != std::string::npos && (*value)[digits] != ' ')) {
+    say("ignored " + key + " = '" + value->substr(0, 64) + "': not a count (write COUNT, or COUNT WHO)");
+    return;
+  }
+  const std::int64_t count = std::stoll(count_text);
+  if (!elastic_->knows(node)) {
+    const core::NodeSpec* spec = plan_.program.find_node(node);
+    if (spec == nullptr) {
+      say(who + " asked to scale " + node + ": the program has no such node");
+    } else if (!spec->replicas.value.elastic()) {
+      say(who + " asked to scale " + node + ": it is not elastic (replicas = " +
+          std::to_string(spec->replicas.value.min) + "); give it replicas = \"MIN:MAX\"");
+    } else {
+      say(who + " asked to scale " + node + ": it is colocated ('" + spec->colocate.value +
+          "'), and colocated nodes do not resize yet");
+    }
+    return;
+  }
+  const std::string line = elastic_->request(node, count, who, Clock::now());
+  if (!line.empty()) say(line);
+}
+
+void LauncherLoop::apply_resizes(Clock::time_point now) {
+  if (finished_) return;
+  for (const Resize& r : elastic_->tick(now)) {
+    live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
+    publish_live(r.node);
+    std::vector<std::size_t> start, retire;
+    std::string starting, stopping;
+    for (std::uint32_t replica : r.live) {
+      if (std::binary_search(r.from.begin(), r.from.end(), replica)) continue;
+      start.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
+      starting += (starting.empty() ? "" : ", ") + units_[start.back()].name;
+    }
+    for (std::uint32_t replica : r.from) {
+      if (std::binary_search(r.live.begin(), r.live.end(), replica)) continue;
+      retire.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
+      stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
+    }
+    const core::NodeSpec* spec = plan_.program.find_node(r.node);
+    if (spec == nullptr || !forms_world(spec->framework.value)) {
+      // A world's resize is said by the supervisor, with its epoch.
+      say(r.cause + (starting.empty() ? "" : "; starting " + starting) +
+          (stopping.empty() ? "" : "; stopping " + stopping));
+    }
+    carry_out(supervisor_->resize(start, retire, r.cause, now));
+    write_address_files(r.node);
+  }
 }
 
 void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
@@ -329,7 +459,16 @@ void LauncherLoop::on_wakeup() {
       continue;
     }
     if (const auto* changed = std::get_if<KeyChanged>(&event)) {
-      key_changed(changed->key);
+      const std::string& key = changed->key;
+      if (key.starts_with(core::keys::kScalePrefix)) {
+        on_scale_request(key);
+        continue;
+      }
+      if (key.starts_with(core::keys::kAddressPrefix)) {
+        const std::size_t begin = core::keys::kAddressPrefix.size();
+        addresses_changed_.insert(key.substr(begin, key.find('/', begin) - begin));
+      }
+      key_changed(key);
       continue;
     }
     const std::string& reason = std::get<std::string>(event);
@@ -378,22 +517,35 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     events_.emplace_back(event);
     wake(wakeup_.get());
   };
-  if (!control_options.observed_key_prefix.empty()) {
-    control_options.on_key_changed = [this](const std::string& key) {
-      std::lock_guard lock(queue_mutex_);
-      events_.emplace_back(KeyChanged{key});
-      wake(wakeup_.get());
-    };
+  // Requests for sizes, and peers' addresses (the live address files).
+  for (std::string_view prefix : {core::keys::kScalePrefix, core::keys::kAddressPrefix}) {
+    auto& prefixes = control_options.observed_key_prefixes;
+    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.emplace_back(prefix);
   }
+  control_options.on_key_changed = [this](const std::string& key) {
+    std::lock_guard lock(queue_mutex_);
+    events_.emplace_back(KeyChanged{key});
+    wake(wakeup_.get());
+  };
   control_ = std::make_unique<ControlPlane>(std::move(control_options));
   for (const auto& node : plan_.program.nodes) {
     control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
+  }
+  start_elastic();
+  for (const auto& node : plan_.program.nodes) {
+    publish_live(*node.name);
+    write_address_files(*node.name);  // each file exists before any task starts
   }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
 
   std::vector<SupervisedTaskSpec> specs;
   for (const LaunchUnit& unit : units_) {
-    specs.push_back({unit.name, unit.daemon, unit.max_retries, unit.world});
+    SupervisedTaskSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
+    const core::Task& first = plan_.tasks[unit.tasks.front()];
+    spec.idle = unit.tasks.size() == 1 && elastic_->knows(first.node) &&
+                !std::binary_search(elastic_->live(first.node).begin(), elastic_->live(first.node).end(),
+                                    first.replica);
+    specs.push_back(std::move(spec));
   }
   SupervisorOptions supervisor_options;
   supervisor_options.grace = grace_;
@@ -417,6 +569,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
+    if (auto settle = elastic_->next_deadline(); !finished_ && settle && (!deadline || *settle < *deadline)) {
+      deadline = settle;
+    }
     for (const base::PollSource* source : sources_) {
       if (auto own = source->deadline(); own && (!deadline || *own < *deadline)) deadline = own;
     }
@@ -443,7 +598,10 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
+    apply_resizes(Clock::now());
     start_queued();
+    for (const std::string& node : addresses_changed_) write_address_files(node);
+    addresses_changed_.clear();
   }
   // Nothing of the program outlives the launcher.
   base::terminate_descendants(milliseconds(2000));

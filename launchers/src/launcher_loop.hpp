@@ -25,6 +25,13 @@
 // (task output, srun's stderr) are added with add_source(). Units start
 // while the descriptors they hold (descriptor_cost, when given) fit the
 // budget (descriptor_budget.hpp); the others wait, in order.
+//
+// Elastic nodes (elastic_nodes.hpp, docs/elastic.md): a request for a size
+// (the program key scale/NODE, from `slipway scale` or a task) becomes,
+// after the node's settle window, a resize the supervisor carries out; the
+// loop keeps live/NODE, the live plan every start is given (live_plan())
+// and the live address files (RUN/addrs/NODE.PORT, rewritten atomically
+// whenever a handled node's live set or addresses change).
 #pragma once
 
 #include <poll.h>
@@ -32,8 +39,10 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <variant>
@@ -46,6 +55,7 @@
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/control_plane.hpp"
 #include "slipway/launch/descriptor_budget.hpp"
+#include "slipway/launch/elastic_nodes.hpp"
 #include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
@@ -122,6 +132,12 @@ class LauncherLoop {
   int unit_epoch(std::size_t unit) const;
   std::size_t unit_of_task(const std::string& task_name) const;
   ControlPlane& control() { return *control_; }
+  // The program as it runs now (core::live_plan of the elastic nodes' live
+  // sets): what a task that starts now is told of it.
+  const std::shared_ptr<const core::Plan>& live_plan() const { return live_plan_; }
+  // slipway-exec's arguments for the same: "--live", "NODE=LIST" per
+  // elastic node.
+  std::vector<std::string> live_arguments() const;
 
  private:
   void carry_out(const std::vector<Action>& actions);
@@ -137,6 +153,11 @@ class LauncherLoop {
   void on_member_ended(const MemberEnded& event);
   void kill_all();
   std::vector<std::string> unit_environment() const;
+  void start_elastic();
+  void on_scale_request(const std::string& key);
+  void apply_resizes(Clock::time_point now);
+  void publish_live(const std::string& node);
+  void write_address_files(const std::string& node);
 
   core::Plan plan_;
   RunDirectory run_dir_;
@@ -168,6 +189,10 @@ class LauncherLoop {
   std::unique_ptr<DescriptorBudget> budget_;
   std::vector<base::PollSource*> sources_;
   base::TerminalWrites terminal_writes_;
+  std::unique_ptr<ElasticNodes> elastic_;
+  std::shared_ptr<const core::Plan> live_plan_;
+  std::map<std::string, std::string> address_files_;  // by file name: what it holds now
+  std::set<std::string> addresses_changed_;           // nodes whose addresses changed this turn
 };
 
 }  // namespace slipway::launch

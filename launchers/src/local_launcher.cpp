@@ -42,7 +42,7 @@ class LocalRun : public LauncherLoop {
     std::vector<tasks::TaskStart> tasks;
     for (std::size_t unit : starting) {
       if (runs_inline(unit)) {
-        tasks.push_back({units()[unit].tasks.front(), launch_of(unit, attempt), {}});
+        tasks.push_back({units()[unit].tasks.front(), launch_of(unit, attempt), {}, live_plan()});
       }
     }
     if (!tasks.empty()) runner().prepare(tasks);
@@ -53,7 +53,7 @@ class LocalRun : public LauncherLoop {
                          const std::vector<std::string>& env) override {
     const std::size_t unit = group.front();
     if (runs_inline(unit)) {
-      tasks::TaskStart start{units()[unit].tasks.front(), launch_of(unit, attempt), {}};
+      tasks::TaskStart start{units()[unit].tasks.front(), launch_of(unit, attempt), {}, live_plan()};
       for (const auto& entry : env) {
         auto eq = entry.find('=');
         if (eq != std::string::npos) start.env[entry.substr(0, eq)] = entry.substr(eq + 1);
@@ -68,6 +68,7 @@ class LocalRun : public LauncherLoop {
                   std::to_string(attempt), "--epoch", std::to_string(unit_epoch(unit)), "--log-dir", run_dir().logs_path(), "--grace-ms",
                   std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
                   std::to_string(options_.wire_timeout.count())};
+    for (const std::string& arg : live_arguments()) spawn.argv.push_back(arg);
     for (std::uint32_t task : units()[unit].tasks) {
       spawn.argv.push_back("--task");
       spawn.argv.push_back(plan().tasks[task].name());
@@ -130,6 +131,7 @@ class LocalRun : public LauncherLoop {
     runner_options.speaker = "slipway";
     runner_options.log_dir = run_dir().logs_path();
     runner_options.log_limit = options_.log_limit;
+    runner_options.address_dir = run_dir().addresses_path();
     // As agent_main: the environment may override both.
     runner_options.advertise_host = tasks::advertise_host_from_environment("", control().endpoint());
     runner_options.wire_timeout = tasks::wire_timeout_from_environment(options_.wire_timeout);
@@ -214,7 +216,7 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
     }
     LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
     ControlPlaneOptions control;
-    control.observed_key_prefix = core::keys::kAddressPrefix;  // peers' addresses, for tasks run inline
+    control.observed_key_prefixes = {std::string(core::keys::kAddressPrefix)};  // peers' addresses, for tasks run inline
     return run.run(std::move(control));
   } catch (const std::exception& e) {
     LaunchOutcome failed;

@@ -66,7 +66,7 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& pr
   std::string path = root + "/" + name;
   // Private: the logs may hold the program's secret (a task printing its
   // environment), and the rendezvous file holds it.
-  for (const std::string& dir : {path, path + "/logs"}) {
+  for (const std::string& dir : {path, path + "/logs", core::address_directory(path)}) {
     if (::mkdir(dir.c_str(), 0700) != 0) {
       throw std::runtime_error("cannot create run directory '" + dir + "': " + std::strerror(errno));
     }

@@ -143,6 +143,7 @@ class SlurmRun : public LauncherLoop {
                                    "--log-dir", run_dir().logs_path(),
                                    "--grace-ms", std::to_string(options_.grace.count() / 2),
                                    "--wire-timeout-ms", std::to_string(options_.wire_timeout.count())};
+    for (const std::string& arg : live_arguments()) agent.push_back(arg);
     step.agent_argv.insert(step.agent_argv.begin(), agent.begin(), agent.end());
     base::SpawnOptions spawn;
     spawn.argv = srun_command(step);

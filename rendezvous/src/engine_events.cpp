@@ -1,6 +1,8 @@
 // Events: per-connection subscriptions (kind mask + key prefix), pushed
 // events encoded once and shared between subscribers, the in-process
 // observer, and the program-stopping state.
+#include <algorithm>
+
 #include "engine_state.hpp"
 
 namespace slipway::rendezvous {
@@ -74,8 +76,10 @@ void Engine::State::publish_member(EventKind kind, const MemberRecord& record) {
 }
 
 void Engine::State::publish_key(const std::string& key, const std::string* value) {
-  const bool observed = options.on_event && !options.observed_key_prefix.empty() &&
-                        key.starts_with(options.observed_key_prefix);
+  const bool observed =
+      options.on_event && std::any_of(options.observed_key_prefixes.begin(),
+                                      options.observed_key_prefixes.end(),
+                                      [&key](const std::string& prefix) { return key.starts_with(prefix); });
   if (subscribers.empty() && !observed) return;
   Event e;
   e.kind = EventKind::key_changed;

@@ -72,7 +72,7 @@ struct Server::Impl {
     eo.miss_budget = options.miss_budget;
     eo.limits = options.limits;
     eo.on_event = options.on_event;
-    eo.observed_key_prefix = options.observed_key_prefix;
+    eo.observed_key_prefixes = options.observed_key_prefixes;
     engine = std::make_unique<Engine>(std::move(eo), *transport);
     transport->attach(*engine);
   }

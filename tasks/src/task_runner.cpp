@@ -49,7 +49,8 @@ struct TaskRunner::Task {
 
   TaskId id;
   std::uint32_t index = 0;
-  const core::Task* task = nullptr;
+  std::shared_ptr<const core::Plan> plan;  // the program as it ran at the task's start
+  const core::Task* task = nullptr;        // in `plan`
   core::TaskLaunch launch;
   core::EnvMap starter_env;
   std::vector<base::HeldPort> ports;
@@ -103,22 +104,31 @@ TaskRunner::~TaskRunner() {
 }
 
 std::unique_ptr<TaskRunner::Task> TaskRunner::make_task(const TaskStart& start) {
-  const core::Task& task = plan_.tasks.at(start.task);
+  const core::Task& planned = plan_.tasks.at(start.task);
   auto t = std::make_unique<Task>();
+  // Without a live plan, the runner's (which outlives every task).
+  t->plan = start.live_plan ? start.live_plan
+                            : std::shared_ptr<const core::Plan>(&plan_, [](const core::Plan*) {});
+  const core::Task* live = t->plan->find_task(planned.node, planned.replica);
+  if (live == nullptr) {
+    throw std::runtime_error("not a live replica of " + planned.node + " (the program resized)");
+  }
+  const core::Task& task = *live;
+  const core::Plan& plan = *t->plan;
   t->id = TaskId{++next_id_};
   t->index = start.task;
   t->task = &task;
   t->launch = start.launch;
   t->starter_env = start.env;
   const std::string& advertised =
-      advertised_host(plan_.host(task), options_.advertise_host, host_name_);
+      advertised_host(plan.host(task), options_.advertise_host, host_name_);
   const base::PortRange range = epoch_port_range(base::default_port_range(), start.launch.epoch);
   for (const auto& port_name : task.ports) {
     t->ports.push_back(base::HeldPort::acquire(port_name, range));
     t->addresses.set(core::AddressRef{task.node, task.replica, port_name},
                      core::Endpoint{advertised, t->ports.back().port()});
   }
-  for (const auto& ref : core::required_addresses(plan_, task)) {
+  for (const auto& ref : core::required_addresses(plan, task)) {
     if (!t->addresses.find(ref)) t->missing.push_back(ref);
   }
   return t;
@@ -149,7 +159,7 @@ void TaskRunner::prepare(const std::vector<TaskStart>& tasks) {
     }
     request.wanted = t.missing_keys();
     for (TaskHooks* hook : options_.hooks) {
-      request.needs_client = request.needs_client || hook->needs_client(plan_, *t.task);
+      request.needs_client = request.needs_client || hook->needs_client(*t.plan, *t.task);
     }
     requests.push_back(std::move(request));
     joining.push_back(start.task);
@@ -202,10 +212,11 @@ void TaskRunner::resolve_and_launch(Task& t) {
 }
 
 void TaskRunner::launch(Task& t) {
-  core::EnvMap added = added_environment(plan_, *t.task, t.addresses, t.launch,
-                                         options_.launcher_binds_gpus, options_.advertise_host);
+  core::EnvMap added = added_environment(*t.plan, *t.task, t.addresses, t.launch,
+                                         options_.launcher_binds_gpus, options_.advertise_host,
+                                         options_.address_dir);
   added.insert(t.starter_env.begin(), t.starter_env.end());  // slipway's task variables win
-  TaskContext context{plan_, *t.task, t.launch, control_.client(t.id)};
+  TaskContext context{*t.plan, *t.task, t.launch, control_.client(t.id)};
   t.hooks_ran = true;
   for (TaskHooks* hook : options_.hooks) hook->before_start(context, t.ports, added);
   std::vector<std::string> env = options_.inherited_env;
@@ -214,7 +225,7 @@ void TaskRunner::launch(Task& t) {
                                           options_.log_limit);
   for (auto& port : t.ports) port.release();  // handed to the command
   try {
-    t.pid = start_command(plan_.node(*t.task), std::move(env), *t.output);
+    t.pid = start_command(t.plan->node(*t.task), std::move(env), *t.output);
   } catch (const std::exception& e) {
     fail(t, 127, e.what());  // t is gone
     return;
@@ -238,7 +249,7 @@ void TaskRunner::finish(Task& t, base::ExitStatus status) {
   const int code = status.shell_code();
   if (code != 0 && t.output) t.output->keep_log();  // the launcher points at it
   if (t.hooks_ran) {
-    TaskContext context{plan_, *t.task, t.launch, control_.client(t.id)};
+    TaskContext context{*t.plan, *t.task, t.launch, control_.client(t.id)};
     for (TaskHooks* hook : options_.hooks) {
       try {
         hook->after_exit(context, code);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "slipway/core/live_plan.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/exec/agent_entry.hpp"
 
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
   app.add_option("--attempt", options.attempt, "Resubmission count, 0 on first launch");
   app.add_option("--epoch", options.epoch,
                  "Epoch of the tasks' world, 0 at launch (+1 per whole-world restart)");
+  std::vector<std::string> live;
+  app.add_option("--live", live,
+                 "NODE=LIST: the live replicas of an elastic node (LIST like 0-2,5); the tasks' "
+                 "environment describes the program at that size");
   app.add_option("--log-dir", options.log_dir, "Append each task's output to DIR/NODE.REPLICA.log");
   app.add_option("--grace-ms", grace_ms, "Time between SIGTERM and SIGKILL when stopping");
   app.add_option("--wire-timeout-ms", wire_timeout_ms,
@@ -62,6 +67,19 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slipway-exec: %s\n", e.what());
     return 1;
+  }
+  if (!live.empty()) {
+    core::LiveSets sets;
+    for (const std::string& arg : live) {
+      auto parsed = core::parse_live_set(arg, static_cast<std::uint32_t>(plan.tasks.size()));
+      if (!parsed || plan.tasks_of(parsed->node).empty()) {
+        std::fprintf(stderr, "slipway-exec: --live %s: not NODE=LIST of a node of the plan (LIST like 0-2,5)\n",
+                     arg.c_str());
+        return 2;
+      }
+      sets[parsed->node] = std::move(parsed->replicas);
+    }
+    plan = core::live_plan(plan, sets);
   }
   return exec::agent_main(plan, options);
 }

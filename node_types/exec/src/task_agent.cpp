@@ -63,6 +63,7 @@ class Agent {
     tasks::TaskRunnerOptions r;
     r.speaker = kSpeaker;
     r.log_dir = options.log_dir;
+    r.address_dir = options.address_dir;
     r.log_limit = options.log_limit;
     r.advertise_host = options.advertise_host;
     r.wire_timeout = options.wire_timeout;

@@ -98,7 +98,7 @@ struct Owner {
     fs::create_directories(logs);
     rendezvous::ServerOptions options;
     options.token = rendezvous::generate_token();
-    options.observed_key_prefix = "addr/";
+    options.observed_key_prefixes = {"addr/"};
     options.on_event = [this](const rendezvous::Event& e) {
       if (e.kind != rendezvous::EventKind::key_changed) return;
       std::lock_guard lock(mutex);

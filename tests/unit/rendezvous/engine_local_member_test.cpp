@@ -11,7 +11,7 @@ using Keys = std::vector<std::pair<std::string, std::string>>;
 
 EngineOptions observing(const std::string& prefix) {
   EngineOptions o = Harness::defaults();
-  o.observed_key_prefix = prefix;
+  o.observed_key_prefixes = {prefix};
   return o;
 }
 

@@ -26,6 +26,7 @@ inline constexpr const char* kRendezvous = "SLIPWAY_RDZV";    // host:port of th
 inline constexpr const char* kToken = "SLIPWAY_TOKEN";        // the program's secret
 inline constexpr const char* kPortPrefix = "SLIPWAY_PORT_";   // + <PORT>: the port to listen on
 inline constexpr const char* kAddressPrefix = "SLIPWAY_ADDR_";  // + <NODE>_<PORT>: peers' host:port list
+inline constexpr const char* kAddressFilePrefix = "SLIPWAY_ADDR_FILE_";  // + <NODE>_<PORT>: the live list's file
 
 // --- Set by a launcher for its agents and steps --------------------------
 inline constexpr const char* kRunDir = "SLIPWAY_RUN_DIR";            // the run's directory
@@ -54,6 +55,7 @@ inline constexpr std::string_view kReservedPrefix = "SLIPWAY_";
 // '-' and '.' turned into '_' (core::env_name_part).
 std::string port_variable(std::string_view port);
 std::string address_variable(std::string_view node, std::string_view port);
+std::string address_file_variable(std::string_view node, std::string_view port);
 
 }  // namespace slipway::core::env
 
@@ -75,6 +77,18 @@ std::string stop(std::string_view node, std::uint32_t replica);
 // now (program scope, written by the launcher as each epoch starts).
 inline constexpr std::string_view kEpochPrefix = "epoch/";
 std::string epoch(std::string_view node);
+
+// "live/<node>" = "size=N min=MIN max=MAX replicas=LIST": an elastic node's
+// live set now (program scope, written by the launcher at start and at
+// every resize; LIST as core::format_replica_list writes it).
+inline constexpr std::string_view kLivePrefix = "live/";
+std::string live(std::string_view node);
+
+// "scale/<node>" = "COUNT[ WHO]": a request for COUNT replicas of an
+// elastic node (program scope; written by `slipway scale` or any task, read
+// by the launcher).
+inline constexpr std::string_view kScalePrefix = "scale/";
+std::string scale(std::string_view node);
 
 // "ucx/<node>/<replica>" = UCX worker address: a courier endpoint.
 inline constexpr std::string_view kUcxPrefix = "ucx/";

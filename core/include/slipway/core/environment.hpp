@@ -115,12 +115,22 @@ EnvMap gpu_environment(const Task& task, bool launcher_binds_gpus);
 // UCX_TLS / UCX_NET_DEVICES / UCX_RNDV_THRESH from the node's [ucx] table.
 EnvMap ucx_environment(const NodeSpec& node);
 
+// SLIPWAY_ADDR_FILE_<NODE>_<PORT> for every port of every node the task
+// handles: `dir`/NODE.PORT, the file the launcher keeps the live addresses
+// in (address_file_name).
+EnvMap address_file_environment(const Plan& plan, const Task& task, const std::string& dir);
+// Where a run keeps its live address files: RUN_DIR/addrs.
+std::string address_directory(std::string_view run_dir);
+// "NODE.PORT": a live address file's name in its directory.
+std::string address_file_name(std::string_view node, std::string_view port);
+
 struct TaskEnvironmentOptions {
   bool launcher_binds_gpus = true;
+  std::string address_dir;  // where the live address files are; empty: none
 };
 
 // The whole environment slipway adds for a task: the node's `env`, then UCX,
-// contract, framework and GPU variables (validation keeps these disjoint).
+// contract (and address file), framework and GPU variables (validation keeps these disjoint).
 // GPU binding applies only on hosts the plan gives GPUs: on a host planned
 // with 0 GPUs, CUDA_VISIBLE_DEVICES is left as it is.
 EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,

@@ -10,7 +10,7 @@
 // on_member_ended when a task's agent leaves (with its exit status) or
 // fails (its connection dropped or its heartbeats stopped).
 // announce_stop pushes "program stopping" to every task. on_key_changed
-// hears changes of keys under observed_key_prefix (empty: none), on the
+// hears changes of keys under observed_key_prefixes (empty: none), on the
 // server's thread too. server() gives the launcher's own operations (tasks
 // it runs itself: rendezvous::Server::join_local and the rest). The
 // destructor stops the server.
@@ -47,7 +47,7 @@ struct ControlPlaneOptions {
   std::function<void(const std::string& reason)> on_stop_request;
   std::function<void(const MemberJoined&)> on_member_joined;
   std::function<void(const MemberEnded&)> on_member_ended;
-  std::string observed_key_prefix;
+  std::vector<std::string> observed_key_prefixes;
   std::function<void(const std::string& key)> on_key_changed;
 };
 

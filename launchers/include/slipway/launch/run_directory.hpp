@@ -4,6 +4,7 @@
 // Layout (docs/local.md):
 //   ROOT/PROGRAM-YYYYmmdd-HHMMSS-PID/plan.json
 //                                    logs/NODE.REPLICA.log
+//                                    addrs/NODE.PORT  live addresses of a handled node (elastic.md)
 //                                    rendezvous   endpoint and secret, mode 0600
 //                                    exit         the program's exit status, once done
 //   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
@@ -15,6 +16,8 @@
 
 #include <optional>
 #include <string>
+
+#include "slipway/core/environment.hpp"
 
 namespace slipway::launch {
 
@@ -35,6 +38,7 @@ class RunDirectory {
   const std::string& path() const { return path_; }
   std::string plan_path() const { return path_ + "/plan.json"; }
   std::string logs_path() const { return path_ + "/logs"; }
+  std::string addresses_path() const { return core::address_directory(path_); }
 
   // Writes NAME atomically (NAME.tmp, then renamed; removed when anything
   // fails). Throws std::runtime_error naming the file and the reason.

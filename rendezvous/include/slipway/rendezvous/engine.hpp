@@ -58,10 +58,11 @@ struct EngineOptions {
   std::uint32_t miss_budget = 3;  // a member silent for interval * budget has failed
   Limits limits;
   // In-process observer: member joined/failed/left, program stopping, and
-  // changes of keys starting with observed_key_prefix (none when empty).
+  // changes of keys starting with one of observed_key_prefixes (none when
+  // empty).
   // Runs at the end of the engine call that caused the event.
   std::function<void(const Event&)> on_event;
-  std::string observed_key_prefix;
+  std::vector<std::string> observed_key_prefixes;
   std::function<wire::Nonce()> make_nonce;     // default: the kernel CSPRNG
   std::function<std::int64_t()> wall_clock_ms; // default: system_clock
 };

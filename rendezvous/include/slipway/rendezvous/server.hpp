@@ -35,10 +35,10 @@ struct ServerOptions {
   std::uint32_t miss_budget = 3;
   Limits limits;
   // Member joined/failed/left (with exit status), program stopping, and
-  // changes of keys under observed_key_prefix (EngineOptions), on the
+  // changes of keys under observed_key_prefixes (EngineOptions), on the
   // server thread.
   std::function<void(const Event&)> on_event;
-  std::string observed_key_prefix;
+  std::vector<std::string> observed_key_prefixes;
 };
 
 // What the server's transport holds now (for tests and tools).

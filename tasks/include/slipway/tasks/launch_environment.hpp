@@ -8,7 +8,9 @@
 //   every variable derived from them carry `launch`), and for torch and horovod
 //   nodes GLOO_SOCKET_IFNAME/TP_SOCKET_IFNAME naming the interface of
 //   `advertise_host` (gloo picks its interface from the host name, which
-//   often resolves to loopback on clusters), unless the user set them.
+//   often resolves to loopback on clusters), unless the user set them;
+//   SLIPWAY_ADDR_FILE_* naming the live address files in `address_dir`
+//   (none when it is empty).
 // - merge_environment(): sets each variable of `added` in `env`, replacing
 //   an entry of the same name (entries keep their position; new ones are
 //   appended in order).
@@ -31,7 +33,8 @@ void merge_environment(std::vector<std::string>& env, const core::EnvMap& added)
 
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
                                const core::ResolvedAddresses& addresses, core::TaskLaunch launch,
-                               bool launcher_binds_gpus, const std::string& advertise_host);
+                               bool launcher_binds_gpus, const std::string& advertise_host,
+                               const std::string& address_dir = {});
 
 // The address this host's tasks advertise: SLIPWAY_ADVERTISE_HOST when set,
 // else `given` when not empty, else this host's address on the route to

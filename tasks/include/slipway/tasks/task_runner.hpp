@@ -67,6 +67,7 @@ struct TaskRunnerOptions {
   std::string log_dir;              // empty: no log files
   std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (0: none)
   std::string advertise_host;       // empty: this host's name
+  std::string address_dir;          // the live address files (SLIPWAY_ADDR_FILE_*); empty: none
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
@@ -75,9 +76,13 @@ struct TaskRunnerOptions {
 };
 
 struct TaskStart {
-  std::uint32_t task = 0;   // index in Plan::tasks
+  std::uint32_t task = 0;   // index in Plan::tasks (the runner's plan)
   core::TaskLaunch launch;  // attempt and epoch
   core::EnvMap env;         // what the starter adds to the inherited environment
+  // The program as it runs now (core::live_plan: elastic nodes at their
+  // live size), which the task's environment describes; it must hold the
+  // task. Empty: the runner's plan.
+  std::shared_ptr<const core::Plan> live_plan{};
 };
 
 struct TaskEnd {

@@ -1,0 +1,77 @@
+// ElasticNodes: the I/O-free policy of elastic nodes' sizes while a program
+// runs (docs/elastic.md). It holds each elastic node's live set and turns
+// requests for a size into resizes, which the launcher carries out
+// (Supervisor::resize).
+//
+// Contract:
+// - A node's slots are the replicas the plan placed (MIN..MAX). At start
+//   it runs every slot (grow = "auto") or MIN of them (grow = "manual").
+// - request() asks for a size: it is clamped to MIN..slots (the line it
+//   returns says so, and why) and becomes the node's target. The first
+//   request opens the node's settle window; later ones within it only
+//   change the target, so requests that come together make one resize.
+// - tick() returns the resizes whose window has passed and whose target
+//   differs from the live size. A world node's live set is always
+//   0..size-1 (dense ranks); a none node grows into its lowest free slots
+//   and shrinks from its highest replicas (indices are stable: the others
+//   keep theirs).
+// - next_deadline() is the latest time by which tick() must be called.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "slipway/core/live_plan.hpp"
+#include "slipway/launch/supervisor.hpp"
+
+namespace slipway::launch {
+
+struct ElasticNodeSpec {
+  std::string node;
+  std::uint32_t min = 1;
+  std::uint32_t max = 1;
+  std::uint32_t slots = 1;   // replicas the plan placed, MIN..MAX
+  bool world = false;        // its replicas form a world (torch)
+  bool grow_manual = false;  // starts at MIN
+  std::chrono::milliseconds settle{1000};
+};
+
+struct Resize {
+  std::string node;
+  std::vector<std::uint32_t> from;  // the live set before
+  std::vector<std::uint32_t> live;  // the live set now
+  std::string cause;                // "trainer grows from 2 to 4 replicas (slipway scale by ...)"
+};
+
+class ElasticNodes {
+ public:
+  explicit ElasticNodes(std::vector<ElasticNodeSpec> nodes);
+
+  bool knows(const std::string& node) const { return nodes_.count(node) != 0; }
+  const std::vector<std::uint32_t>& live(const std::string& node) const;
+  // Every elastic node's live set.
+  core::LiveSets live_sets() const;
+
+  // `count` replicas of `node` (which must be known), asked by `who`.
+  // Returns a line for the user when the request was clamped, else "".
+  std::string request(const std::string& node, std::int64_t count, const std::string& who,
+                      Clock::time_point now);
+  std::vector<Resize> tick(Clock::time_point now);
+  std::optional<Clock::time_point> next_deadline() const;
+
+ private:
+  struct Node {
+    ElasticNodeSpec spec;
+    std::vector<std::uint32_t> live;
+    std::optional<std::uint32_t> target;
+    std::optional<Clock::time_point> settle_until;
+    std::vector<std::string> askers;
+  };
+  std::map<std::string, Node> nodes_;
+};
+
+}  // namespace slipway::launch

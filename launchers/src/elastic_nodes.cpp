@@ -1,0 +1,112 @@
+// ElasticNodes: requests for sizes, settle windows and live sets (see header).
+#include "slipway/launch/elastic_nodes.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace slipway::launch {
+namespace {
+
+std::vector<std::uint32_t> first(std::uint32_t count) {
+  std::vector<std::uint32_t> out(count);
+  for (std::uint32_t r = 0; r < count; ++r) out[r] = r;
+  return out;
+}
+
+std::string range_text(const ElasticNodeSpec& spec) {
+  return "replicas = \"" + std::to_string(spec.min) + ":" + std::to_string(spec.max) + "\"";
+}
+
+}  // namespace
+
+ElasticNodes::ElasticNodes(std::vector<ElasticNodeSpec> nodes) {
+  for (auto& spec : nodes) {
+    Node n;
+    n.live = first(spec.grow_manual ? std::min(spec.min, spec.slots) : spec.slots);
+    n.spec = std::move(spec);
+    std::string name = n.spec.node;
+    nodes_.emplace(std::move(name), std::move(n));
+  }
+}
+
+const std::vector<std::uint32_t>& ElasticNodes::live(const std::string& node) const {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) throw std::out_of_range("no elastic node '" + node + "'");
+  return it->second.live;
+}
+
+core::LiveSets ElasticNodes::live_sets() const {
+  core::LiveSets out;
+  for (const auto& [name, n] : nodes_) out[name] = n.live;
+  return out;
+}
+
+std::string ElasticNodes::request(const std::string& node, std::int64_t count, const std::string& who,
+                                  Clock::time_point now) {
+  Node& n = nodes_.at(node);
+  const ElasticNodeSpec& s = n.spec;
+  std::string line;
+  std::uint32_t size = 0;
+  const std::string asked = who + " asked for " + std::to_string(count) + " replicas of " + node;
+  if (count < static_cast<std::int64_t>(s.min)) {
+    size = s.min;
+    line = asked + ": clamped to " + std::to_string(size) + ", its MIN (" + range_text(s) + ")";
+  } else if (count > static_cast<std::int64_t>(s.slots)) {
+    size = s.slots;
+    line = asked + ": clamped to " + std::to_string(size) +
+           (s.slots == s.max ? ", its MAX (" + range_text(s) + ")"
+                             : ": the plan placed " + std::to_string(s.slots) + " of its " +
+                                   std::to_string(s.max) + " replicas (the allocation has no room for more)");
+  } else {
+    size = static_cast<std::uint32_t>(count);
+  }
+  n.target = size;
+  if (std::find(n.askers.begin(), n.askers.end(), who) == n.askers.end()) n.askers.push_back(who);
+  if (!n.settle_until) n.settle_until = now + s.settle;
+  return line;
+}
+
+std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
+  std::vector<Resize> out;
+  for (auto& [name, n] : nodes_) {
+    if (!n.settle_until || *n.settle_until > now) continue;
+    n.settle_until.reset();
+    std::vector<std::string> askers;
+    askers.swap(n.askers);
+    const std::uint32_t target = *n.target;
+    n.target.reset();
+    const std::uint32_t size = static_cast<std::uint32_t>(n.live.size());
+    if (target == size) continue;
+    Resize r;
+    r.node = name;
+    r.from = n.live;
+    if (n.spec.world) {
+      n.live = first(target);
+    } else if (target > size) {
+      for (std::uint32_t slot = 0; slot < n.spec.slots && n.live.size() < target; ++slot) {
+        if (!std::binary_search(n.live.begin(), n.live.end(), slot)) {
+          n.live.insert(std::upper_bound(n.live.begin(), n.live.end(), slot), slot);
+        }
+      }
+    } else {
+      n.live.resize(target);  // the highest replicas go
+    }
+    r.live = n.live;
+    std::string by;
+    for (const auto& who : askers) by += (by.empty() ? "" : ", ") + who;
+    r.cause = name + (target > size ? " grows" : " shrinks") + " from " + std::to_string(size) + " to " +
+              std::to_string(target) + " replicas (asked by " + by + ")";
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<Clock::time_point> ElasticNodes::next_deadline() const {
+  std::optional<Clock::time_point> next;
+  for (const auto& [name, n] : nodes_) {
+    if (n.settle_until && (!next || *n.settle_until < *next)) next = n.settle_until;
+  }
+  return next;
+}
+
+}  // namespace slipway::launch

@@ -1,0 +1,78 @@
+// ElasticNodes: starting sizes, clamped requests, settle windows that merge
+// requests, and live sets (dense for worlds, stable indices for none).
+#include <catch2/catch.hpp>
+
+#include "slipway/launch/elastic_nodes.hpp"
+
+using namespace slipway::launch;
+using namespace std::chrono_literals;
+
+namespace {
+const Clock::time_point t0{};
+
+ElasticNodeSpec spec(const std::string& node, std::uint32_t min, std::uint32_t max,
+                     std::uint32_t slots, bool world, bool manual = false) {
+  ElasticNodeSpec s;
+  s.node = node;
+  s.min = min;
+  s.max = max;
+  s.slots = slots;
+  s.world = world;
+  s.grow_manual = manual;
+  s.settle = 500ms;
+  return s;
+}
+
+using Live = std::vector<std::uint32_t>;
+}  // namespace
+
+TEST_CASE("a node starts with every slot, or at MIN when it grows by hand") {
+  ElasticNodes e({spec("trainer", 2, 4, 4, true), spec("actor", 2, 8, 6, false, true)});
+  CHECK(e.live("trainer") == Live{0, 1, 2, 3});
+  CHECK(e.live("actor") == Live{0, 1});
+  CHECK(e.knows("actor"));
+  CHECK_FALSE(e.knows("learner"));
+  CHECK(e.live_sets().size() == 2);
+  CHECK_FALSE(e.next_deadline());
+}
+
+TEST_CASE("requests within the settle window make one resize, to the last size asked") {
+  ElasticNodes e({spec("trainer", 2, 4, 4, true, true)});
+  CHECK(e.request("trainer", 3, "slipway scale (a@h)", t0).empty());
+  CHECK(e.next_deadline() == t0 + 500ms);
+  CHECK(e.request("trainer", 4, "learner.0", t0 + 300ms).empty());
+  CHECK(e.next_deadline() == t0 + 500ms);  // the window does not move
+  CHECK(e.tick(t0 + 499ms).empty());
+  auto resizes = e.tick(t0 + 500ms);
+  REQUIRE(resizes.size() == 1);
+  CHECK(resizes[0].from == Live{0, 1});
+  CHECK(resizes[0].live == Live{0, 1, 2, 3});
+  CHECK(resizes[0].cause == "trainer grows from 2 to 4 replicas (asked by slipway scale (a@h), learner.0)");
+  CHECK(e.live("trainer") == Live{0, 1, 2, 3});
+  CHECK_FALSE(e.next_deadline());
+}
+
+TEST_CASE("a request is clamped to MIN and to the slots the plan placed, saying why") {
+  ElasticNodes e({spec("actor", 2, 8, 6, false)});
+  CHECK(e.request("actor", 1, "me", t0) == "me asked for 1 replicas of actor: clamped to 2, its MIN (replicas = \"2:8\")");
+  CHECK(e.request("actor", 9, "me", t0) ==
+        "me asked for 9 replicas of actor: clamped to 6: the plan placed 6 of its 8 replicas (the allocation has no room for more)");
+  ElasticNodes full({spec("actor", 2, 8, 8, false)});
+  CHECK(full.request("actor", 100, "me", t0) == "me asked for 100 replicas of actor: clamped to 8, its MAX (replicas = \"2:8\")");
+  // Asking for the size it has changes nothing.
+  CHECK(full.tick(t0 + 1s).empty());
+}
+
+TEST_CASE("a none node shrinks from its highest replicas and grows into its lowest free slots") {
+  ElasticNodes e({spec("actor", 2, 6, 6, false)});
+  e.request("actor", 2, "me", t0);
+  auto r = e.tick(t0 + 1s);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].live == Live{0, 1});
+  CHECK(r[0].cause == "actor shrinks from 6 to 2 replicas (asked by me)");
+  e.request("actor", 4, "me", t0 + 2s);
+  r = e.tick(t0 + 3s);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].from == Live{0, 1});
+  CHECK(r[0].live == Live{0, 1, 2, 3});
+}
