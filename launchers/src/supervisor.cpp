@@ -53,6 +53,7 @@ Supervisor::TaskView Supervisor::task(std::size_t index) const {
 
 bool Supervisor::exit_expected(std::size_t index) const {
   const Task& t = tasks_.at(index);
+  if (phase_ == Phase::StoppingDaemons) return t.spec.daemon;  // the program is done: daemons stop
   if (phase_ != Phase::Running) return false;
   return t.retiring || (t.spec.world >= 0 && worlds_[static_cast<std::size_t>(t.spec.world)].restarting);
 }

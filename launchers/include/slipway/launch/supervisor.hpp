@@ -115,7 +115,8 @@ class Supervisor {
   };
   TaskView task(std::size_t index) const;
   // Whether an exit of this running task now is one the supervisor caused
-  // and expects (its world is restarting): nothing to report.
+  // and expects (its world is restarting, it is retired, or it is a daemon
+  // stopped because the program is done): nothing to report.
   bool exit_expected(std::size_t index) const;
   std::size_t size() const { return tasks_.size(); }
 
