@@ -101,6 +101,26 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
   return out;
 }
 
+std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t replica) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return std::nullopt;
+  Node& n = it->second;
+  const std::uint32_t size = static_cast<std::uint32_t>(n.live.size());
+  if (size <= n.spec.min) return std::nullopt;
+  Resize r;
+  r.node = node;
+  r.from = n.live;
+  if (n.spec.world) {
+    n.live = first(size - 1);
+  } else {
+    n.live.erase(std::remove(n.live.begin(), n.live.end(), replica), n.live.end());
+  }
+  r.live = n.live;
+  r.cause = node + " shrinks from " + std::to_string(size) + " to " + std::to_string(r.live.size()) +
+            " replicas (no host has room for " + node + "." + std::to_string(replica) + ")";
+  return r;
+}
+
 std::optional<Clock::time_point> ElasticNodes::next_deadline() const {
   std::optional<Clock::time_point> next;
   for (const auto& [name, n] : nodes_) {

@@ -184,30 +184,45 @@ void LauncherLoop::on_scale_request(const std::string& key) {
 
 void LauncherLoop::apply_resizes(Clock::time_point now) {
   if (finished_) return;
-  for (const Resize& r : elastic_->tick(now)) {
-    live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
-    publish_live(r.node);
-    std::vector<std::size_t> start, retire;
-    std::string starting, stopping;
-    for (std::uint32_t replica : r.live) {
-      if (std::binary_search(r.from.begin(), r.from.end(), replica)) continue;
-      start.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
-      starting += (starting.empty() ? "" : ", ") + units_[start.back()].name;
-    }
-    for (std::uint32_t replica : r.from) {
-      if (std::binary_search(r.live.begin(), r.live.end(), replica)) continue;
-      retire.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
-      stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
-    }
-    const core::NodeSpec* spec = plan_.program.find_node(r.node);
-    if (spec == nullptr || !forms_world(spec->framework.value)) {
-      // A world's resize is said by the supervisor, with its epoch.
-      say(r.cause + (starting.empty() ? "" : "; starting " + starting) +
-          (stopping.empty() ? "" : "; stopping " + stopping));
-    }
-    carry_out(supervisor_->resize(start, retire, r.cause, now));
-    write_address_files(r.node);
+  for (const Resize& r : elastic_->tick(now)) apply_resize(r, now);
+}
+
+bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why) {
+  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
+  if (units_[unit].tasks.size() != 1 || !elastic_->knows(task.node)) return false;
+  auto resize = elastic_->lost(task.node, task.replica);
+  if (!resize) return false;
+  say(units_[unit].name + ": " + why);
+  const auto now = Clock::now();
+  apply_resize(*resize, now);
+  // Expected now: its world restarts without it, or it is retired.
+  carry_out(supervisor_->task_exited(unit, TaskExit{true, SIGKILL}, now));
+  return true;
+}
+
+void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now) {
+  live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
+  publish_live(r.node);
+  std::vector<std::size_t> start, retire;
+  std::string starting, stopping;
+  for (std::uint32_t replica : r.live) {
+    if (std::binary_search(r.from.begin(), r.from.end(), replica)) continue;
+    start.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
+    starting += (starting.empty() ? "" : ", ") + units_[start.back()].name;
   }
+  for (std::uint32_t replica : r.from) {
+    if (std::binary_search(r.live.begin(), r.live.end(), replica)) continue;
+    retire.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
+    stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
+  }
+  const core::NodeSpec* spec = plan_.program.find_node(r.node);
+  if (spec == nullptr || !forms_world(spec->framework.value)) {
+    // A world's resize is said by the supervisor, with its epoch.
+    say(r.cause + (starting.empty() ? "" : "; starting " + starting) +
+        (stopping.empty() ? "" : "; stopping " + stopping));
+  }
+  carry_out(supervisor_->resize(start, retire, r.cause, now));
+  write_address_files(r.node);
 }
 
 void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
@@ -293,6 +308,13 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
     try {
       UnitHandle carrier = start_units(group, attempt, unit_environment());
       tracker_->started(carrier, group, attempt);
+    } catch (const NoRoom& e) {
+      for (std::size_t unit : group) {
+        budget_->release(unit);
+        if (shrink_for(unit, e.what())) continue;
+        say(units_[unit].name + ": " + e.what());
+        carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+      }
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
         budget_->release(unit);
@@ -320,6 +342,12 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
     flush();
     switch (action.kind) {
       case Action::Kind::Launch:
+        if (supervisor_->exit_expected(action.task)) {
+          // Overtaken while these actions were carried out (its world
+          // resized on a unit that found no room): it ends unstarted.
+          carry_out(supervisor_->task_exited(action.task, TaskExit{true, SIGTERM}, Clock::now()));
+          break;
+        }
         launch({action.task}, action.attempt);
         break;
       case Action::Kind::Signal:

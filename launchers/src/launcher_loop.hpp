@@ -43,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <variant>
@@ -69,6 +70,13 @@ namespace slipway::launch {
 // they start, restart, lose, and how the program finished, when it does).
 void say(const std::string& message);
 
+// What start_units throws when no host has room for a unit now: a
+// replica of an elastic node then shrinks its node instead of failing.
+class NoRoom : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class LauncherLoop {
  public:
   // descriptor_cost(unit): descriptors of this process a running unit holds
@@ -84,7 +92,8 @@ class LauncherLoop {
   // Starts `units` (attempt `attempt`) together, with `env` added to this
   // process's environment; returns their carrier. Several units only on
   // attempt 0, as group_first_launches split them (one unit otherwise).
-  // Throws std::exception when it cannot start.
+  // Throws std::exception when it cannot start (NoRoom when no host has
+  // room for the unit).
   virtual UnitHandle start_units(const std::vector<std::size_t>& units, int attempt,
                                  const std::vector<std::string>& env) = 0;
   // Units about to start on `attempt` (before their start_units calls).
@@ -156,6 +165,8 @@ class LauncherLoop {
   void start_elastic();
   void on_scale_request(const std::string& key);
   void apply_resizes(Clock::time_point now);
+  void apply_resize(const Resize& resize, Clock::time_point now);
+  bool shrink_for(std::size_t unit, const std::string& why);
   void publish_live(const std::string& node);
   void write_address_files(const std::string& node);
 

@@ -197,7 +197,7 @@ class SlurmRun : public LauncherLoop {
     }
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
-    throw std::runtime_error("no host of job " + job_.job_id + " has room for " + step.unit_name +
+    throw NoRoom("no host of job " + job_.job_id + " has room for " + step.unit_name +
                              " (" + std::to_string(step.cpus) + " cpus, " +
                              std::to_string(step.gpus) + " gpus)" +
                              (lost.empty() ? "" : "; lost hosts: " + lost));

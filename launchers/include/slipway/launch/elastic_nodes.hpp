@@ -15,6 +15,9 @@
 //   0..size-1 (dense ranks); a none node grows into its lowest free slots
 //   and shrinks from its highest replicas (indices are stable: the others
 //   keep theirs).
+// - lost() shrinks a node at once by the replica that has no host with
+//   room any more (a world drops its highest rank instead: ranks stay
+//   dense), unless it runs MIN already.
 // - next_deadline() is the latest time by which tick() must be called.
 #pragma once
 
@@ -61,6 +64,9 @@ class ElasticNodes {
   std::string request(const std::string& node, std::int64_t count, const std::string& who,
                       Clock::time_point now);
   std::vector<Resize> tick(Clock::time_point now);
+  // `replica` of `node` cannot be placed again: the resize that drops it,
+  // or nothing when the node is at MIN (or unknown).
+  std::optional<Resize> lost(const std::string& node, std::uint32_t replica);
   std::optional<Clock::time_point> next_deadline() const;
 
  private:

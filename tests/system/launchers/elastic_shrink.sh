@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# An elastic torch node (replicas = "2:3", one rank per host) loses a host
+# and no other host has room for its rank: the node shrinks to 2 and its
+# world completes at that size, instead of failing. MODE cut: the link of
+# rank 2's host is set down (no FIN: the heartbeats tell); MODE agent: rank
+# 1's agent and command are killed (SIGKILL), so the shrink drops rank 2
+# and rank 1 comes back on rank 2's host (ranks stay dense).
+#   elastic_shrink.sh cut|agent
+source "$(dirname "$0")/lib.sh"
+mode=$1
+/usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
+srun -N3 -p cpu --program="$(topology elastic_shrink)" >out 2>&1 &
+launcher=$!
+ns=""
+trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=elastic-shrink 2>/dev/null || true
+      pkill -9 -f "$MARKER" || true
+      if [ -n "$ns" ]; then ip -n "$ns" link set eth0 up 2>/dev/null || true; restart_host "$host"; fi' EXIT
+formed() { [ "$(grep -sc "^trainer\.[012]: rank [012] world 3 epoch 0 on fn[1-3] formed$" out)" = 3 ]; }
+if ! (wait_until 120 formed); then
+  cat out
+  fail "the world of 3 did not form"
+fi
+case $mode in
+  cut)
+    host=$(sed -n 's/^trainer\.2: rank 2 world 3 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
+    ns="sw$SLIPWAY_CLUSTER_NET_ID-$host"
+    ip -n "$ns" link set eth0 down
+    lost=trainer.2 ;;
+  agent)
+    host=$(sed -n 's/^trainer\.1: rank 1 world 3 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
+    agent=$(pgrep -f -- "--task trainer\.1( |$)" | while read -r p; do
+      [ "$(ps -o comm= -p "$p")" = slipway-exec ] && echo "$p"; done)
+    [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of trainer.1: $agent"
+    command=$(pgrep -P "$agent" || true)
+    kill -9 "$agent" $command
+    lost=trainer.1 ;;
+  *) fail "mode is cut or agent, not '$mode'" ;;
+esac
+wait_for_launcher "$launcher" out
+[ "$status" -eq 0 ] || fail "srun --program exited $status"
+expect_line out "$lost lost on $host"
+expect_line out "trainer shrinks from 3 to 2 replicas \(no host has room for trainer\.2\): its world restarts as epoch [0-9]+ with 2 replica\(s\)"
+for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch [1-9] trained$"; done
+expect_no_line out "^trainer\.[01]: rank [01] world 2 epoch [1-9] on $host formed$"
+expect_no_line out "^trainer\.2: rank 2 world 2"
+expect_no_line out "program 'elastic-shrink' failed"
+echo PASS
