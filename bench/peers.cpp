@@ -18,7 +18,10 @@ enum class Kind { program, data, plugin, debian };
 
 Kind kind_of(const std::string& name) {
   if (name == "slipway.so") return Kind::plugin;
-  if (name == "rendezvous_tcpstore.py" || name == "cluster/cluster.sh") return Kind::data;
+  if (name == "rendezvous_tcpstore.py" || name == "cluster/cluster.sh" || name == "elastic_rounds.py" ||
+      name == "elastic_trainer.py") {
+    return Kind::data;
+  }
   if (name.rfind("slipway", 0) == 0) return Kind::program;
   return Kind::debian;
 }
@@ -42,20 +45,22 @@ bool usable(const fs::path& path, Kind kind) {
 
 const std::vector<Peer>& peers() {
   static const std::vector<Peer> all = {
-      {"slipway", "launch,pmix,slurm",
+      {"slipway", "launch,pmix,slurm,elastic",
        "install slipway itself (cmake --install BUILD --prefix PREFIX puts it beside slipway-bench)"},
-      {"slipway-exec", "launch,pmix,slurm", "install slipway (cmake --install BUILD --prefix PREFIX)"},
+      {"slipway-exec", "launch,pmix,slurm,elastic", "install slipway (cmake --install BUILD --prefix PREFIX)"},
       {"slipway-grpc-echo", "rpc",
        "it is built only when gRPC is found: apt-get install libgrpc++-dev protobuf-compiler-grpc "
        "libprotobuf-dev, rebuild, then cmake --install BUILD --prefix PREFIX"},
       {"ucx_perftest", "rpc", "apt-get install ucx-utils"},
       {"rendezvous_tcpstore.py", "rendezvous", "cmake --install BUILD --prefix PREFIX installs it"},
-      {"python3", "rendezvous", "apt-get install python3 python3-torch (the peer imports torch)"},
+      {"elastic_rounds.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"elastic_trainer.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"python3", "rendezvous,elastic", "apt-get install python3 python3-torch (the peer imports torch)"},
       {"slipway-mpi-allreduce", "pmix",
        "it is built only when Open MPI is found: apt-get install libopenmpi-dev openmpi-bin, "
        "rebuild, then cmake --install BUILD --prefix PREFIX"},
-      {"salloc", "pmix,slurm", "apt-get install slurm-client"},
-      {"slipway.so", "pmix,slurm",
+      {"salloc", "pmix,slurm,elastic", "apt-get install slurm-client"},
+      {"slipway.so", "pmix,slurm,elastic",
        "the SPANK plugin (built when libslurm-dev is installed) is put by cmake --install BUILD in "
        "SLIPWAY_SPANK_PLUGIN_DIR, configured as " SLIPWAY_SPANK_PLUGIN_DIR},
       {"cluster/cluster.sh", "pmix,slurm", "cmake --install BUILD --prefix PREFIX installs the test cluster harness"},

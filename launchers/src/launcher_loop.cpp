@@ -231,6 +231,10 @@ void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
 
 UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
+bool LauncherLoop::unit_starting(std::size_t unit) const {
+  return supervisor_->task(unit).state == TaskState::Running && !tracker_->carrier_of(unit);
+}
+
 int LauncherLoop::unit_epoch(std::size_t unit) const { return supervisor_->task(unit).epoch; }
 
 std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(

@@ -136,6 +136,9 @@ class LauncherLoop {
   const std::vector<LaunchUnit>& units() const { return units_; }
   // The carrier of `unit`, or none when the unit is not running.
   UnitHandle unit_carrier(std::size_t unit) const;
+  // Whether `unit` is being launched (the supervisor launched it) but has
+  // no carrier yet: it starts later in this turn, or waits for descriptors.
+  bool unit_starting(std::size_t unit) const;
   // The epoch of the unit's world its next (or current) start belongs to
   // (0 outside worlds): what start_units passes on as SLIPWAY_EPOCH.
   int unit_epoch(std::size_t unit) const;

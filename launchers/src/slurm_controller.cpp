@@ -176,7 +176,9 @@ class SlurmRun : public LauncherLoop {
   // (core::host_for_relaunch). Slurm holds a step's CPUs until all of its tasks have ended, so a host
   // has room now when the steps still running leave room; failing that, a
   // host where the units still running leave room will have it once the
-  // steps of ended units finish (srun waits for it).
+  // steps of ended units finish (srun waits for it). Units starting in the
+  // same turn without a step yet (a world's new epoch; replicas an elastic
+  // node adds, bound to their planned hosts) count on the host they had.
   std::string choose_host(std::size_t unit, const StepRequest& step) {
     std::map<std::string, core::HostDemand> held, used;
     for (const auto& [pid, step_held] : live_steps_) {
@@ -184,10 +186,14 @@ class SlurmRun : public LauncherLoop {
       held[step_held.host].gpus += step_held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
-      if (u == unit || !unit_carrier(u)) continue;
+      const bool starting = unit_starting(u);
+      if (u == unit || (!unit_carrier(u) && !starting)) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
-      used[unit_host_[u]].cpus += other.cpus;
-      used[unit_host_[u]].gpus += other.gpus;
+      for (auto* taken : {&used, starting ? &held : nullptr}) {
+        if (taken == nullptr) continue;
+        (*taken)[unit_host_[u]].cpus += other.cpus;
+        (*taken)[unit_host_[u]].gpus += other.gpus;
+      }
     }
     const core::HostDemand need{step.cpus, step.gpus};
     for (const auto* taken : {&held, &used}) {
