@@ -207,6 +207,20 @@ int slipway_endpoint_replicas(slipway_endpoint* endpoint, const char* node, int6
   });
 }
 
+int slipway_endpoint_live_replicas(slipway_endpoint* endpoint, const char* node, int64_t timeout_ms,
+                                   uint32_t* replicas, uint32_t capacity, uint32_t* count,
+                                   slipway_error* error) {
+  return guarded(error, [&] {
+    if (!node || !count || (capacity > 0 && !replicas)) {
+      throw ChannelError(Errc::invalid_argument, "node, count and (with a capacity) replicas are required");
+    }
+    const auto live = endpoint->endpoint->live_replicas(
+        node, std::chrono::milliseconds(std::max<int64_t>(timeout_ms, 0)));
+    *count = static_cast<uint32_t>(live.size());
+    for (std::size_t i = 0; i < live.size() && i < capacity; ++i) replicas[i] = live[i];
+  });
+}
+
 slipway_handle* slipway_endpoint_resolve(slipway_endpoint* endpoint, const char* node,
                                          uint32_t replica, slipway_error* error) {
   slipway_handle* out = nullptr;

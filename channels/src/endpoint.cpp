@@ -190,12 +190,18 @@ std::uint32_t Endpoint::replica_count(const std::string& node, std::chrono::mill
   return *count;
 }
 
+std::vector<std::uint32_t> Endpoint::live_replicas(const std::string& node,
+                                                   std::chrono::milliseconds timeout) {
+  if (auto live = directory("resolve_all()").live_replicas(node)) return *live;
+  std::vector<std::uint32_t> all(replica_count(node, timeout));
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
 std::vector<Handle> Endpoint::resolve_all(const std::string& node,
                                           std::chrono::milliseconds timeout) {
-  std::uint32_t count = replica_count(node, timeout);
   std::vector<Handle> handles;
-  handles.reserve(count);
-  for (std::uint32_t i = 0; i < count; ++i) handles.push_back(resolve(node, i));
+  for (std::uint32_t replica : live_replicas(node, timeout)) handles.push_back(resolve(node, replica));
   return handles;
 }
 

@@ -2,6 +2,7 @@
 // watched through one shared subscription to key changes under "ucx/" and to
 // members leaving or failing.
 #include "slipway/core/contract.hpp"
+#include "slipway/core/live_plan.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
 
 #include <mutex>
@@ -169,6 +170,25 @@ std::optional<std::uint32_t> RendezvousDirectory::replicas(const std::string& no
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+std::optional<std::vector<std::uint32_t>> RendezvousDirectory::live_replicas(const std::string& node) {
+  std::optional<std::string> value;
+  try {
+    value = client_->get(core::keys::live(node));
+  } catch (const rendezvous::Error& e) {
+    throw rendezvous_error(e, "reading the live replicas of " + node);
+  }
+  if (!value) return std::nullopt;
+  // "size=N min=MIN max=MAX replicas=LIST"
+  const std::string field = "replicas=";
+  const auto at = value->find(field);
+  if (at == std::string::npos) return std::nullopt;
+  const auto end = value->find(' ', at);
+  return core::parse_replica_list(
+      std::string_view(*value).substr(at + field.size(), end == std::string::npos ? std::string::npos
+                                                                                  : end - at - field.size()),
+      core::kReplicaIndexLimit);
 }
 
 std::string RendezvousDirectory::where(const std::string& node, std::uint32_t replica) const {

@@ -134,6 +134,8 @@ def load_library():
             "slipway_endpoint_register": (ctypes.c_int, [p, cstr, _HANDLER, p, err]),
             "slipway_endpoint_publish": (ctypes.c_int, [p, cstr, u32, err]),
             "slipway_endpoint_replicas": (ctypes.c_int, [p, cstr, i64, ctypes.POINTER(u32), err]),
+            "slipway_endpoint_live_replicas": (ctypes.c_int, [p, cstr, i64, ctypes.POINTER(u32), u32,
+                                                              ctypes.POINTER(u32), err]),
             "slipway_endpoint_resolve": (p, [p, cstr, u32, err]),
             "slipway_endpoint_connect": (p, [p, p, sz, cstr, err]),
             "slipway_responder_reply": (ctypes.c_int, [p, p, sz]),
@@ -358,11 +360,17 @@ class Endpoint:
         return Handle(self, pointer)
 
     def resolve_all(self, node, timeout=30.0):
-        count, error = ctypes.c_uint32(), _Error()
-        error.raise_if_failed(self._lib.slipway_endpoint_replicas(
-            self._ptr, _c_string(node, "node name"), _timeout_ms(timeout), ctypes.byref(count),
-            ctypes.byref(error)))
-        return [self.resolve(node, r) for r in range(count.value)]
+        """Handles to every replica of `node`: of an elastic node, the ones it
+        runs now (each call asks again)."""
+        capacity = 64
+        while True:
+            replicas, count, error = (ctypes.c_uint32 * capacity)(), ctypes.c_uint32(), _Error()
+            error.raise_if_failed(self._lib.slipway_endpoint_live_replicas(
+                self._ptr, _c_string(node, "node name"), _timeout_ms(timeout), replicas, capacity,
+                ctypes.byref(count), ctypes.byref(error)))
+            if count.value <= capacity:
+                return [self.resolve(node, replicas[i]) for i in range(count.value)]
+            capacity = count.value
 
     def connect(self, address, label=""):
         error = _Error()

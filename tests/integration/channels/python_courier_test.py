@@ -135,6 +135,22 @@ if os.environ.get("SLIPWAY_RDZV"):
     first.close()
     check(svc.call("who", timeout=10) == b"second", "old callee closing does not withdraw the new")
     second.close()
+    # resolve_all: every replica, as the directory knows them (the replica
+    # count a task declares; an elastic node's live set when the launcher
+    # keeps one).
+    pool = []
+    for r in range(2):
+        os.environ.update(SLIPWAY_NODE="pool", SLIPWAY_REPLICA=str(r), SLIPWAY_REPLICAS="2")
+        p = courier.Endpoint(name=f"pool.{r}", tls="tcp", directory="rendezvous")
+        p.register("r", lambda _, r=r: str(r))
+        p.publish()
+        pool.append(p)
+    for name in ("SLIPWAY_NODE", "SLIPWAY_REPLICA", "SLIPWAY_REPLICAS"):
+        del os.environ[name]
+    handles = client.resolve_all("pool", timeout=10)
+    check([h.call("r", timeout=10) for h in handles] == [b"0", b"1"], "resolve_all: every replica")
+    for p in pool:
+        p.close()
     client.close()
 else:
     print("skipped: restart through the rendezvous (SLIPWAY_RDZV not set)")

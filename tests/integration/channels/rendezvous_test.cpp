@@ -107,6 +107,30 @@ TEST_CASE("resolve_all reads the replica count published from the task environme
   CHECK(to_string(handles[1].call("r", {})) == "1");
 }
 
+TEST_CASE("resolve_all follows an elastic node's live set", "[channels][rendezvous]") {
+  Program program;
+  std::vector<std::unique_ptr<Endpoint>> actors;
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    actors.push_back(std::make_unique<Endpoint>(options_for("tcp", "actor." + std::to_string(r)),
+                                                program.directory()));
+    actors.back()->register_method("r", [r](ByteView) { return to_bytes(std::to_string(r)); });
+    actors.back()->publish("actor", r);
+  }
+  Endpoint learner(options_for("tcp", "learner.0"), program.directory());
+  // The launcher's key: actor runs replicas 0 and 2 (1 was scaled away).
+  program.server.put("live/actor", "size=2 min=1 max=4 replicas=0,2");
+  CHECK(learner.live_replicas("actor", 5s) == std::vector<std::uint32_t>{0, 2});
+  auto handles = learner.resolve_all("actor", 5s);
+  REQUIRE(handles.size() == 2);
+  CHECK(to_string(handles[0].call("r", {})) == "0");
+  CHECK(to_string(handles[1].call("r", {})) == "2");
+  // It grows back: the next resolve_all sees it.
+  program.server.put("live/actor", "size=3 min=1 max=4 replicas=0-2");
+  handles = learner.resolve_all("actor", 5s);
+  REQUIRE(handles.size() == 3);
+  CHECK(to_string(handles[1].call("r", {})) == "1");
+}
+
 TEST_CASE("from_environment names what is missing", "[channels][rendezvous]") {
   ::unsetenv("SLIPWAY_RDZV");
   ::unsetenv("SLIPWAY_TOKEN");

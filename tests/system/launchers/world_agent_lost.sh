@@ -19,7 +19,7 @@ fi
 lost=$(sed -n 's/^trainer\.1: rank 1 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
 # The agent of trainer.1 and its command, by pid.
 agent=$(pgrep -f -- "--task trainer\.1( |$)" | while read -r p; do
-  [ "$(ps -o comm= -p "$p")" = slipway-exec ] && echo "$p"; done)
+  [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null && echo "$p"; done)
 [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of trainer.1: $agent"
 command=$(pgrep -P "$agent" || true)
 kill -9 "$agent" $command

@@ -101,6 +101,12 @@ int slipway_endpoint_register(slipway_endpoint* endpoint, const char* method,
 /* node NULL: SLIPWAY_NODE / SLIPWAY_REPLICA (and SLIPWAY_REPLICAS) of this task. */
 int slipway_endpoint_publish(slipway_endpoint* endpoint, const char* node, uint32_t replica,
                              slipway_error* error);
+/* The replicas resolve_all resolves (an elastic node's live set, else 0..N-1):
+   up to `capacity` of them into `replicas`, ascending, and how many there
+   are into *count (call again with a larger array when *count > capacity). */
+int slipway_endpoint_live_replicas(slipway_endpoint* endpoint, const char* node, int64_t timeout_ms,
+                                   uint32_t* replicas, uint32_t capacity, uint32_t* count,
+                                   slipway_error* error);
 int slipway_endpoint_replicas(slipway_endpoint* endpoint, const char* node, int64_t timeout_ms,
                               uint32_t* count, slipway_error* error);
 slipway_handle* slipway_endpoint_resolve(slipway_endpoint* endpoint, const char* node,

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "slipway/channels/bytes.hpp"
 
@@ -45,6 +46,12 @@ class AddressDirectory {
                                                 std::chrono::milliseconds timeout) = 0;
   // Records how many replicas node has (what replicas() answers).
   virtual void declare_replicas(const std::string& node, std::uint32_t count) = 0;
+  // The replicas an elastic node runs now, ascending (docs/elastic.md);
+  // nothing when the directory knows no live set for it (a fixed node:
+  // replicas() says how many).
+  virtual std::optional<std::vector<std::uint32_t>> live_replicas(const std::string& /*node*/) {
+    return std::nullopt;
+  }
   // Where node.replica's address lives, for error messages (e.g. "the
   // rendezvous key ucx/learner/0").
   virtual std::string where(const std::string& node, std::uint32_t replica) const = 0;

@@ -146,10 +146,14 @@ class Endpoint {
   // A handle to node.replica through the directory; it does not wait for
   // the address (calls do, up to their timeout).
   Handle resolve(const std::string& node, std::uint32_t replica = 0);
-  // Handles to every replica of node, in replica order; waits up to
-  // `timeout` for the directory to know how many there are.
+  // Handles to every replica of node, in replica order: of an elastic node,
+  // the replicas it runs now (each call asks again: it follows resizes);
+  // waits up to `timeout` for the directory to know how many there are.
   std::vector<Handle> resolve_all(const std::string& node,
                                   std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // The replicas resolve_all() resolves: an elastic node's live set, else
+  // 0..replica_count()-1.
+  std::vector<std::uint32_t> live_replicas(const std::string& node, std::chrono::milliseconds timeout);
   // How many replicas node has, as resolve_all() learns it; throws
   // Errc::not_resolved when that is not known within `timeout`.
   std::uint32_t replica_count(const std::string& node, std::chrono::milliseconds timeout);

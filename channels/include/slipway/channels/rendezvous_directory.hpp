@@ -36,6 +36,8 @@ class RendezvousDirectory final : public AddressDirectory {
   std::optional<std::uint32_t> replicas(const std::string& node,
                                         std::chrono::milliseconds timeout) override;
   void declare_replicas(const std::string& node, std::uint32_t count) override;
+  // From the key live/<node> the launcher keeps for elastic nodes.
+  std::optional<std::vector<std::uint32_t>> live_replicas(const std::string& node) override;
   std::string where(const std::string& node, std::uint32_t replica) const override;
 
   static std::string address_key(const std::string& node, std::uint32_t replica);

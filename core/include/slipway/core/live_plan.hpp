@@ -24,6 +24,10 @@
 
 namespace slipway::core {
 
+// Every replica index is below this (the topology's limit on replicas):
+// what parse_replica_list is bounded by when no plan is at hand.
+inline constexpr std::uint32_t kReplicaIndexLimit = 100000;
+
 // By node name: its live replicas, ascending. A node absent runs all of
 // its planned tasks.
 using LiveSets = std::map<std::string, std::vector<std::uint32_t>>;
