@@ -316,7 +316,15 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
       for (std::size_t unit : group) {
         budget_->release(unit);
         if (shrink_for(unit, e.what())) continue;
-        say(units_[unit].name + ": " + e.what());
+        std::string why = e.what();
+        const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
+        if (elastic_->knows(task.node)) {
+          const auto& range = plan_.program.find_node(task.node)->replicas.value;
+          why += "; " + task.node + " runs its minimum of " + std::to_string(elastic_->live(task.node).size()) +
+                 " replicas (replicas = \"" + std::to_string(range.min) + ":" + std::to_string(range.max) +
+                 "\") and cannot shrink";
+        }
+        say(units_[unit].name + ": " + why);
         carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
       }
     } catch (const std::exception& e) {

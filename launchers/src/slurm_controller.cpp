@@ -7,11 +7,14 @@
 #include "slipway/launch/slurm_controller.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,6 +23,8 @@
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/base/local_address.hpp"
+#include "slipway/base/process.hpp"
+#include "slipway/base/unique_fd.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
@@ -233,9 +238,20 @@ LaunchOutcome launch_error(const std::string& message) {
   return failed;
 }
 
-// Outside an allocation: run this same command under salloc (returns only
-// when that fails).
-LaunchOutcome reexec_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
+std::atomic<pid_t> salloc_child{0};
+
+void pass_on_to_salloc(int sig) {
+  if (const pid_t pid = salloc_child.load(); pid > 0) ::kill(pid, sig);
+}
+
+// Outside an allocation: run this same command under salloc and wait for
+// it. salloc exits 0 when its command is killed by a signal, so the
+// controller leaves its exit status in a verdict file (--verdict-file): none
+// there means it died without one (SIGKILL, a crash), a failure, never a
+// success. The terminal's SIGINT and SIGQUIT reach salloc and the
+// controller themselves (one process group); SIGTERM and SIGHUP sent to us
+// are passed on to salloc.
+LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
   if (std::getenv(core::env::kLaunchInSalloc)) {
     return launch_error("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
   }
@@ -251,13 +267,52 @@ LaunchOutcome reexec_under_salloc(const SlurmLaunchOptions& options, const core:
                            std::to_string(options.grace.count() / 1000.0), "--wire-timeout",
                            std::to_string(options.wire_timeout.count() / 1000.0)});
   if (!options.run_root.empty()) argv.insert(argv.end(), {"--run-root", options.run_root});
+  const char* tmp = std::getenv("TMPDIR");
+  std::string verdict = std::string(tmp && *tmp ? tmp : "/tmp") + "/slipway-verdict-XXXXXX";
+  {
+    base::UniqueFd fd(::mkstemp(verdict.data()));
+    if (!fd) return launch_error("error: cannot make a verdict file " + verdict + ": " + std::strerror(errno));
+  }
+  argv.insert(argv.end(), {"--verdict-file", verdict});
   argv.push_back(options.topology_path);
   setenv(core::env::kLaunchInSalloc, "1", 1);
-  std::vector<char*> c_argv;
-  for (auto& a : argv) c_argv.push_back(a.data());
-  c_argv.push_back(nullptr);
-  execvp("salloc", c_argv.data());
-  return launch_error(std::string("error: cannot run salloc: ") + std::strerror(errno));
+  base::SpawnOptions spawn;
+  spawn.argv = std::move(argv);
+  for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+  spawn.new_process_group = false;
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  signal(SIGTERM, pass_on_to_salloc);
+  signal(SIGHUP, pass_on_to_salloc);
+  base::ExitStatus exit;
+  try {
+    salloc_child = base::spawn(spawn);
+    int status = 0;
+    while (::waitpid(salloc_child, &status, 0) < 0 && errno == EINTR) {
+    }
+    exit = base::ExitStatus::from_wait_status(status);
+  } catch (const std::exception& e) {
+    ::unlink(verdict.c_str());
+    return launch_error(std::string("error: cannot run salloc: ") + e.what());
+  }
+  std::ifstream in(verdict);
+  int code = -1;
+  const bool has_verdict = static_cast<bool>(in >> code);
+  ::unlink(verdict.c_str());
+  LaunchOutcome outcome;
+  outcome.kind = LaunchOutcome::Kind::Ran;
+  if (has_verdict) {
+    outcome.program_status = code;  // the controller said how the program ended
+  } else if (!exit.success()) {
+    outcome.program_status = exit.shell_code();  // salloc's own failure, which it reported
+  } else {
+    outcome.kind = LaunchOutcome::Kind::Error;
+    outcome.problems.push_back(
+        {"the program's controller (slipway launch, run by salloc) ended without saying how the "
+         "program ended: it was killed or crashed; the allocation was released and its tasks "
+         "ended with it"});
+  }
+  return outcome;
 }
 
 }  // namespace
@@ -269,7 +324,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
   } catch (const std::exception& e) {
     return launch_error(std::string("error: cannot read the Slurm allocation: ") + e.what());
   }
-  if (!job) return reexec_under_salloc(options, program);
+  if (!job) return run_under_salloc(options, program);
   const bool job_has_no_gpus = std::getenv(core::env::kLaunchInSalloc) && std::getenv(core::env::kLaunchNoGpus);
   unsetenv(core::env::kLaunchNoGpus);  // not for the steps
   // The address compute hosts reach this host at: $SLIPWAY_ADVERTISE_HOST,

@@ -36,9 +36,11 @@ struct SlurmLaunchOptions {
   std::chrono::milliseconds wire_timeout{300000};
 };
 
-// Runs `program` (loaded and validated by the caller): returns its outcome,
-// or re-executes this command under salloc (and returns only when that
-// cannot be done).
+// Runs `program` (loaded and validated by the caller) and returns its
+// outcome. Outside an allocation it runs this command again under salloc
+// (with --verdict-file: the controller there writes its exit status to
+// that file, which the `slipway launch` command does) and returns what that
+// controller said, or an Error when it ended without saying.
 LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& program);
 
 }  // namespace slipway::launch
