@@ -378,6 +378,15 @@ void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>
         r.error(location_of(value), key_what + " is '" + shown(*s) +
                                         "', which is not one of auto, manual");
       }
+    } else if (key == "on_loss") {
+      auto s = r.string(value, key_what);
+      if (!s) continue;
+      if (*s == "replace" || *s == "shrink") {
+        field.value.shrink_on_loss = *s == "shrink";
+      } else {
+        r.error(location_of(value), key_what + " is '" + shown(*s) +
+                                        "', which is not one of replace, shrink");
+      }
     } else if (key == "settle") {
       if (auto ms = read_seconds_ms(r, value, key_what)) field.value.settle_ms = *ms;
     } else {
@@ -418,7 +427,7 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
 const std::vector<std::string_view>& topology_keys(std::string_view table) {
   static const std::vector<std::string_view> top{"program", "defaults", "node"};
   static const std::vector<std::string_view> program{"name", "max_retries", "elastic"};
-  static const std::vector<std::string_view> elastic{"grow", "settle"};
+  static const std::vector<std::string_view> elastic{"grow", "settle", "on_loss"};
   static const std::vector<std::string_view> ucx{"tls", "net_devices", "rndv_thresh"};
   static const std::vector<std::string_view> node = [] {
     std::vector<std::string_view> keys;

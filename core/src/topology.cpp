@@ -23,6 +23,7 @@ ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node) {
   const ElasticSettings& all = program.elastic.value;
   out.grow_manual = own.grow_manual.value_or(all.grow_manual.value_or(out.grow_manual));
   out.settle_ms = own.settle_ms.value_or(all.settle_ms.value_or(out.settle_ms));
+  out.shrink_on_loss = own.shrink_on_loss.value_or(all.shrink_on_loss.value_or(out.shrink_on_loss));
   return out;
 }
 

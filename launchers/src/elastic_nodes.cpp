@@ -101,7 +101,13 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
   return out;
 }
 
-std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t replica) {
+bool ElasticNodes::shrinks_on_loss(const std::string& node) const {
+  auto it = nodes_.find(node);
+  return it != nodes_.end() && it->second.spec.shrink_on_loss;
+}
+
+std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t replica,
+                                         const std::string& why) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return std::nullopt;
   Node& n = it->second;
@@ -117,7 +123,7 @@ std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t 
   }
   r.live = n.live;
   r.cause = node + " shrinks from " + std::to_string(size) + " to " + std::to_string(r.live.size()) +
-            " replicas (no host has room for " + node + "." + std::to_string(replica) + ")";
+            " replicas (" + why + ")";
   return r;
 }
 

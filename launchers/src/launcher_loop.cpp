@@ -105,6 +105,7 @@ void LauncherLoop::start_elastic() {
     spec.slots = static_cast<std::uint32_t>(plan_.tasks_of(spec.node).size());
     spec.world = forms_world(node.framework.value);
     spec.grow_manual = settings.grow_manual;
+    spec.shrink_on_loss = settings.shrink_on_loss;
     spec.settle = milliseconds(settings.settle_ms);
     specs.push_back(std::move(spec));
   }
@@ -190,17 +191,17 @@ void LauncherLoop::apply_resizes(Clock::time_point now) {
 bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why) {
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
   if (units_[unit].tasks.size() != 1 || !elastic_->knows(task.node)) return false;
-  auto resize = elastic_->lost(task.node, task.replica);
+  auto resize = elastic_->lost(task.node, task.replica, "no host has room for " + task.name());
   if (!resize) return false;
   say(units_[unit].name + ": " + why);
   const auto now = Clock::now();
-  apply_resize(*resize, now);
+  apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.
   carry_out(supervisor_->task_exited(unit, TaskExit{true, SIGKILL}, now));
   return true;
 }
 
-void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now) {
+void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now, std::optional<std::size_t> ended) {
   live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
   publish_live(r.node);
   std::vector<std::size_t> start, retire;
@@ -213,7 +214,7 @@ void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now) {
   for (std::uint32_t replica : r.from) {
     if (std::binary_search(r.live.begin(), r.live.end(), replica)) continue;
     retire.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
-    stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
+    if (retire.back() != ended) stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
   }
   const core::NodeSpec* spec = plan_.program.find_node(r.node);
   if (spec == nullptr || !forms_world(spec->framework.value)) {
@@ -402,6 +403,14 @@ void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
         run_dir_.logs_path() + "/" + plan_.tasks[units_[unit].tasks.front()].name() + ".log";
     const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
     say(units_[unit].name + " " + exit.describe() + (has_log ? " (log: " + log + ")" : ""));
+    // on_loss = "shrink": the node carries on without it (down to MIN).
+    const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
+    if (units_[unit].tasks.size() == 1 && elastic_->shrinks_on_loss(task.node) && !supervisor_->stopping()) {
+      if (auto resize = elastic_->lost(task.node, task.replica,
+                                       task.name() + " " + exit.describe() + "; on_loss = \"shrink\"")) {
+        apply_resize(*resize, Clock::now(), unit);  // its exit is expected now: no retry used
+      }
+    }
   }
   carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
 }

@@ -168,7 +168,9 @@ class LauncherLoop {
   void start_elastic();
   void on_scale_request(const std::string& key);
   void apply_resizes(Clock::time_point now);
-  void apply_resize(const Resize& resize, Clock::time_point now);
+  // `ended`: a unit that has ended already (not said to be stopped).
+  void apply_resize(const Resize& resize, Clock::time_point now,
+                    std::optional<std::size_t> ended = std::nullopt);
   bool shrink_for(std::size_t unit, const std::string& why);
   void publish_live(const std::string& node);
   void write_address_files(const std::string& node);

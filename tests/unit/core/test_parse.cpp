@@ -299,7 +299,7 @@ elastic = { settle = 2.5 }
 [node.actor]
 command = "act"
 replicas = "2:8"
-elastic = { grow = "manual" }
+elastic = { grow = "manual", on_loss = "shrink" }
 [node.trainer]
 command = "train"
 framework = "torch"
@@ -311,9 +311,11 @@ command = "learn"
   const auto actor = elastic_settings(p, *p.find_node("actor"));
   CHECK(actor.grow_manual);
   CHECK(actor.settle_ms == 2500);
+  CHECK(actor.shrink_on_loss);
   const auto trainer = elastic_settings(p, *p.find_node("trainer"));
   CHECK_FALSE(trainer.grow_manual);
   CHECK(trainer.settle_ms == 0);
+  CHECK_FALSE(trainer.shrink_on_loss);
   const auto learner = elastic_settings(p, *p.find_node("learner"));
   CHECK(learner.settle_ms == 2500);
 }

@@ -70,6 +70,18 @@ TEST_CASE("a none node shrinks from its highest replicas and grows into its lowe
   REQUIRE(r.size() == 1);
   CHECK(r[0].live == Live{0, 1});
   CHECK(r[0].cause == "actor shrinks from 6 to 2 replicas (asked by me)");
+  // A replica lost: a none node drops that one; not below MIN.
+  ElasticNodes lossy({spec("actor", 2, 4, 4, false), spec("trainer", 2, 3, 3, true)});
+  auto dropped = lossy.lost("actor", 1, "actor.1 exited with status 1");
+  REQUIRE(dropped);
+  CHECK(dropped->live == Live{0, 2, 3});
+  CHECK(dropped->cause == "actor shrinks from 4 to 3 replicas (actor.1 exited with status 1)");
+  CHECK(lossy.lost("actor", 0, "x"));
+  CHECK_FALSE(lossy.lost("actor", 2, "x"));  // at MIN
+  // A world drops its highest rank: ranks stay dense.
+  auto world = lossy.lost("trainer", 0, "no host has room for trainer.0");
+  REQUIRE(world);
+  CHECK(world->live == Live{0, 1});
   e.request("actor", 4, "me", t0 + 2s);
   r = e.tick(t0 + 3s);
   REQUIRE(r.size() == 1);

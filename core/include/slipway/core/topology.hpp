@@ -53,6 +53,7 @@ struct UcxSettings {
 struct ElasticSettings {
   std::optional<bool> grow_manual;          // `grow`: "auto" (false) or "manual" (true)
   std::optional<std::uint32_t> settle_ms;   // `settle`: seconds, merged triggers' window
+  std::optional<bool> shrink_on_loss;       // `on_loss`: "replace" (false) or "shrink" (true)
   friend bool operator==(const ElasticSettings&, const ElasticSettings&) = default;
 };
 
@@ -105,10 +106,12 @@ struct Program {
 };
 
 // An elastic node's settings with every key resolved: the node's own,
-// else [program.elastic]'s, else the defaults (grow "auto", settle 1 s).
+// else [program.elastic]'s, else the defaults (grow "auto", settle 1 s,
+// on_loss "replace").
 struct ResolvedElastic {
   bool grow_manual = false;
   std::uint32_t settle_ms = 1000;
+  bool shrink_on_loss = false;
 };
 ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node);
 

@@ -15,9 +15,10 @@
 //   0..size-1 (dense ranks); a none node grows into its lowest free slots
 //   and shrinks from its highest replicas (indices are stable: the others
 //   keep theirs).
-// - lost() shrinks a node at once by the replica that has no host with
-//   room any more (a world drops its highest rank instead: ranks stay
-//   dense), unless it runs MIN already.
+// - lost() shrinks a node at once by a replica that has no host with room
+//   any more, or that failed in a node with on_loss = "shrink" (a world
+//   drops its highest rank instead: ranks stay dense), unless it runs MIN
+//   already.
 // - next_deadline() is the latest time by which tick() must be called.
 #pragma once
 
@@ -40,6 +41,7 @@ struct ElasticNodeSpec {
   std::uint32_t slots = 1;   // replicas the plan placed, MIN..MAX
   bool world = false;        // its replicas form a world (torch)
   bool grow_manual = false;  // starts at MIN
+  bool shrink_on_loss = false;  // a failed replica shrinks the node instead of restarting
   std::chrono::milliseconds settle{1000};
 };
 
@@ -64,9 +66,10 @@ class ElasticNodes {
   std::string request(const std::string& node, std::int64_t count, const std::string& who,
                       Clock::time_point now);
   std::vector<Resize> tick(Clock::time_point now);
-  // `replica` of `node` cannot be placed again: the resize that drops it,
-  // or nothing when the node is at MIN (or unknown).
-  std::optional<Resize> lost(const std::string& node, std::uint32_t replica);
+  // `replica` of `node` is gone (`why`): the resize that drops it, or
+  // nothing when the node is at MIN (or unknown).
+  std::optional<Resize> lost(const std::string& node, std::uint32_t replica, const std::string& why);
+  bool shrinks_on_loss(const std::string& node) const;
   std::optional<Clock::time_point> next_deadline() const;
 
  private:

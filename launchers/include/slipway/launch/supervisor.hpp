@@ -106,6 +106,8 @@ class Supervisor {
 
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const { return phase_ == Phase::Finished; }
+  // The program is stopping (or done): nothing starts any more.
+  bool stopping() const { return phase_ != Phase::Running; }
 
   struct TaskView {
     const SupervisedTaskSpec& spec;
