@@ -40,11 +40,7 @@ for inline in 1 0; do
     expect_line "$WORK/after" "^actor +$r +[^ ]+ +0 +- +exited\(143\)"
   done
   touch "$WORK/done"
-  set +e
-  timeout 60 tail --pid="$launcher" -f /dev/null
-  wait "$launcher"
-  status=$?
-  set -e
+  wait_for_exit "$launcher"
   cat "$out"
   expect_status 0
   expect_line "$out" "^learner\.0: snapshot [0-9.]+:[0-9]+,[0-9.]+:[0-9]+$"

@@ -32,11 +32,7 @@ for inline in 1 0; do
   "$SLIPWAY" scale trainer 2 >/dev/null
   wait_until 60 formed "$out" 2 2
   touch "$WORK/done"
-  set +e
-  timeout 60 tail --pid="$launcher" -f /dev/null
-  wait "$launcher"
-  status=$?
-  set -e
+  wait_for_exit "$launcher"
   cat "$out"
   expect_status 0
   expect_line "$out" "^slipway: trainer grows from 2 to 4 replicas \(asked by slipway scale \([^)]*\)\): its world restarts as epoch 1 with 4 replica\(s\); stopping trainer\.0, trainer\.1$"

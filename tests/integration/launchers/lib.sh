@@ -27,6 +27,16 @@ run_slipway() {
   run_logged "$out" timeout 120 "$SLIPWAY" "$@"
 }
 
+# wait_for_exit PID: waits up to 60 s for a launcher started in the
+# background; sets $status.
+wait_for_exit() {
+  set +e
+  timeout 60 tail --pid="$1" -f /dev/null
+  wait "$1"
+  status=$?
+  set -e
+}
+
 expect_status() {
   [ "$status" -eq "$1" ] || fail "expected exit status $1, got $status"
 }

@@ -28,11 +28,7 @@ case $mode in
     lost=trainer.2 ;;
   agent)
     host=$(sed -n 's/^trainer\.1: rank 1 world 3 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
-    agent=$(pgrep -f -- "--task trainer\.1( |$)" | while read -r p; do
-      [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null && echo "$p"; done)
-    [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of trainer.1: $agent"
-    command=$(pgrep -P "$agent" || true)
-    kill -9 "$agent" $command
+    kill_agent 'trainer\.1'
     lost=trainer.1 ;;
   *) fail "mode is cut or agent, not '$mode'" ;;
 esac

@@ -33,6 +33,19 @@ wait_for_launcher() {
 
 # kill_host NAME: the host dies: every process in its network namespace
 # (slurmd, slurmstepd, agents, commands) of this cluster only.
+# kill_agent TASK: SIGKILL of the slipway-exec running TASK (NODE.REPLICA,
+# dots escaped for pgrep) for this test's program (its command holds
+# $MARKER) and of that command, as a crashed node daemon would leave them.
+kill_agent() {
+  local agent command
+  agent=$(pgrep -f -- "--task $1( |$)" | while read -r p; do
+    [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null && echo "$p"; done)
+  [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of $1: $agent"
+  command=$(pgrep -P "$agent" || true)
+  # shellcheck disable=SC2086
+  kill -9 "$agent" $command
+}
+
 kill_host() {
   ip netns pids "sw$SLIPWAY_CLUSTER_NET_ID-$1" | xargs -r kill -9
 }

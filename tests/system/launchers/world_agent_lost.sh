@@ -17,12 +17,7 @@ if ! (wait_until 90 bash -c "[ \$(grep -sc '^trainer\.[01]: rank [01] epoch 0 on
   fail "the world did not form"
 fi
 lost=$(sed -n 's/^trainer\.1: rank 1 epoch 0 on \(fn[1-3]\) formed$/\1/p' out)
-# The agent of trainer.1 and its command, by pid.
-agent=$(pgrep -f -- "--task trainer\.1( |$)" | while read -r p; do
-  [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null && echo "$p"; done)
-[ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of trainer.1: $agent"
-command=$(pgrep -P "$agent" || true)
-kill -9 "$agent" $command
+kill_agent 'trainer\.1'
 wait_for_launcher "$launcher" out
 [ "$status" -eq 0 ] || fail "srun --program exited $status"
 expect_line out "trainer\.1 lost on $lost"
