@@ -250,7 +250,8 @@ void pass_on_to_salloc(int sig) {
 // there means it died without one (SIGKILL, a crash), a failure, never a
 // success. The terminal's SIGINT and SIGQUIT reach salloc and the
 // controller themselves (one process group); SIGTERM and SIGHUP sent to us
-// are passed on to salloc.
+// are passed on to salloc, which revokes the allocation (and so does our
+// death).
 LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Program& program) {
   if (std::getenv(core::env::kLaunchInSalloc)) {
     return launch_error("error: salloc ran us without an allocation (SLURM_JOB_ID is not set)");
@@ -280,6 +281,9 @@ LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Pr
   spawn.argv = std::move(argv);
   for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
   spawn.new_process_group = false;
+  // Killed ourselves (the `srun` pid a user may kill -9): salloc revokes
+  // the allocation, as it did when it ran in our place.
+  spawn.parent_death_signal = SIGTERM;
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
   signal(SIGTERM, pass_on_to_salloc);

@@ -29,7 +29,7 @@ read -r -a stopped <<<"$(dirs_of "$WORK/out" solver.1)"
   fail "expected three directories per rank: ${killed[*]} / ${stopped[*]} / ${live[*]}"
 for d in "${killed[@]}" "${stopped[@]}" "${live[@]}"; do [ -d "$d" ] || fail "$d does not exist"; done
 agent=$(pgrep -f -- "--task solver\.0( |$)" | while read -r p; do
-  [ "$(ps -o comm= -p "$p")" = slipway-exec ] && echo "$p"; done)
+  if [ "$(ps -o comm= -p "$p")" = slipway-exec ]; then echo "$p"; fi; done)
 [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of solver.0: $agent"
 kill -9 "$agent"
 wait_until 60 printed "$WORK/out" 'solver\.[01]' 4  # the world's next epoch runs

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 srun -N3 -p cpu --program="$(topology controller_killed)" >out 2>&1 &
 launcher=$!
-trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=controller-killed 2>/dev/null || true
+trap 'kill_launcher "$launcher"; scancel --name=controller-killed 2>/dev/null || true
       pkill -9 -f "$MARKER" || true' EXIT
 tasks() { pgrep -c -f "$MARKER" || true; }
 started() { [ "$(tasks)" -ge 4 ]; }
@@ -18,7 +18,7 @@ if ! (wait_until 60 started); then
 fi
 # The controller: the slipway whose parent is salloc.
 controller=$(pgrep -x slipway | while read -r p; do
-  [ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = salloc ] && echo "$p"; done)
+  if [ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = salloc ]; then echo "$p"; fi; done)
 [ "$(echo "$controller" | wc -w)" -eq 1 ] || fail "expected one controller under salloc: '$controller'"
 kill -9 "$controller"
 job_gone() { [ -z "$(squeue -h -n controller-killed -o %i)" ]; }

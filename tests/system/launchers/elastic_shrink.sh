@@ -12,7 +12,7 @@ mode=$1
 srun -N3 -p cpu --program="$(topology elastic_shrink)" >out 2>&1 &
 launcher=$!
 ns=""
-trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=elastic-shrink 2>/dev/null || true
+trap 'kill_launcher "$launcher"; scancel --name=elastic-shrink 2>/dev/null || true
       pkill -9 -f "$MARKER" || true
       if [ -n "$ns" ]; then ip -n "$ns" link set eth0 up 2>/dev/null || true; restart_host "$host"; fi' EXIT
 formed() { [ "$(grep -sc "^trainer\.[012]: rank [012] world 3 epoch 0 on fn[1-3] formed$" out)" = 3 ]; }

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 ns="sw$SLIPWAY_CLUSTER_NET_ID-fn2"
 "$SLIPWAY" launch --srun-arg=-N3 --srun-arg=-n6 --srun-arg=-pcpu "$(topology lost_host)" >out 2>&1 &
 launcher=$!
-trap 'ip -n "$ns" link set eth0 up 2>/dev/null || true; kill -9 $launcher 2>/dev/null || true
+trap 'ip -n "$ns" link set eth0 up 2>/dev/null || true; kill_launcher "$launcher"
       scancel --name=lost 2>/dev/null || true; pkill -9 -f "$MARKER" || true; restart_host fn2' EXIT
 wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
 if ! (wait_until 30 grep -q "^spread.1: attempt 0 on fn2$" out); then
@@ -18,7 +18,7 @@ if ! (wait_until 30 grep -q "^spread.1: attempt 0 on fn2$" out); then
 fi
 # The attempt-0 command of the host, by pid, seen from its namespace.
 old=$(ip netns pids "$ns" | while read -r p; do
-  grep -qa -- "$MARKER" "/proc/$p/cmdline" 2>/dev/null && echo "$p"; done)
+  if grep -qa -- "$MARKER" "/proc/$p/cmdline" 2>/dev/null; then echo "$p"; fi; done)
 [ "$(echo "$old" | wc -w)" -eq 1 ] || fail "expected one command of spread.1 on fn2: $old"
 cut_at=$SECONDS
 ip -n "$ns" link set eth0 down

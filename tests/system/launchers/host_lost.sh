@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 launcher=$!
 # On failure, the job goes too (salloc killed with -9 would leave it holding
 # the hosts the next test needs).
-trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=lost 2>/dev/null || true
+trap 'kill_launcher "$launcher"; scancel --name=lost 2>/dev/null || true
       pkill -9 -f "$MARKER" || true; restart_host fn2' EXIT
 wait_until 60 bash -c "[ \$(pgrep -c -f '$MARKER') -ge 3 ]"
 # The line can still be on its way through srun's I/O forwarding when the

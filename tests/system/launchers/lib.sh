@@ -39,15 +39,24 @@ wait_for_launcher() {
 kill_agent() {
   local agent command
   agent=$(pgrep -f -- "--task $1( |$)" | while read -r p; do
-    [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null && echo "$p"; done)
+    if [ "$(ps -o comm= -p "$p")" = slipway-exec ] && pgrep -P "$p" -f "$MARKER" >/dev/null; then echo "$p"; fi; done)
   [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of $1: $agent"
   command=$(pgrep -P "$agent" || true)
   # shellcheck disable=SC2086
   kill -9 "$agent" $command
 }
 
+# kill_host HOST: SIGKILL of every process in HOST's namespace (one that
+# ends meanwhile is no error).
 kill_host() {
-  ip netns pids "sw$SLIPWAY_CLUSTER_NET_ID-$1" | xargs -r kill -9
+  ip netns pids "sw$SLIPWAY_CLUSTER_NET_ID-$1" | xargs -r kill -9 2>/dev/null || true
+}
+
+# kill_launcher PID: SIGKILL of a test's `srun --program` (PID) and of the
+# salloc it runs (and waits for), on a test's way out.
+kill_launcher() {
+  pkill -9 -P "$1" 2>/dev/null || true
+  kill -9 "$1" 2>/dev/null || true
 }
 
 # restart_host NAME: starts the slurmd of a host killed by kill_host again
@@ -60,7 +69,18 @@ restart_host() {
     source "$HARNESS/lib/daemons.sh"
     cluster_paths "$SLIPWAY_CLUSTER_DIR"
     # Our host only: other clusters on this machine have one of that name too.
-    if [ -z "$(ip netns pids "sw$SLIPWAY_CLUSTER_NET_ID-$host")" ]; then
+    # No slurmd there: what is left of the host (processes killed a moment
+    # ago, not yet gone) goes first, then a slurmd starts.
+    local ns="sw$SLIPWAY_CLUSTER_NET_ID-$host" p has_slurmd=
+    for p in $(ip netns pids "$ns"); do
+      if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmd ]; then has_slurmd=1; fi
+    done
+    if [ -z "$has_slurmd" ]; then
+      local gone_by=$((SECONDS + 15))
+      while [ -n "$(ip netns pids "$ns")" ] && [ "$SECONDS" -lt "$gone_by" ]; do
+        ip netns pids "$ns" | xargs -r kill -9 2>/dev/null || true
+        sleep 0.2
+      done
       start_slurmd "$SLIPWAY_CLUSTER_NET_ID" "$host"
     fi
     # slurmctld may hold the host (down, or completing the killed step) for

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 srun -N3 -p cpu --program="$(topology spare_host)" >out 2>&1 &
 launcher=$!
 lost=
-trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=spare 2>/dev/null || true
+trap 'kill_launcher "$launcher"; scancel --name=spare 2>/dev/null || true
       [ -z "$lost" ] || restart_host "$lost"' EXIT
 # The lines can still be on their way through srun's I/O forwarding when
 # the commands already run.

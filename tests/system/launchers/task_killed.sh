@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 "$SLIPWAY" launch --srun-arg=-N2 --srun-arg=-pcpu "$(topology killed)" >out 2>&1 &
 launcher=$!
-trap 'kill -9 $launcher 2>/dev/null || true; pkill -9 -f "$MARKER" || true' EXIT
+trap 'kill_launcher "$launcher"; pkill -9 -f "$MARKER" || true' EXIT
 # Only the exec'd sleep ("MARKER 1000"): the bash before its exec, and any
 # process whose arguments carry the command text, name the marker too.
 sleeper="^$MARKER 1000\$"

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
 srun -N3 -p cpu --program="$(topology world_agent_lost)" >out 2>&1 &
 launcher=$!
-trap 'kill -9 $launcher 2>/dev/null || true; scancel --name=world-lost 2>/dev/null || true
+trap 'kill_launcher "$launcher"; scancel --name=world-lost 2>/dev/null || true
       pkill -9 -f "$MARKER" || true' EXIT
 if ! (wait_until 90 bash -c "[ \$(grep -sc '^trainer\.[01]: rank [01] epoch 0 on fn[1-3] formed$' out) -eq 2 ]"); then
   cat out
