@@ -176,13 +176,18 @@ void check_handles(Reader& r, const Program& program, const NodeSpec& node) {
       continue;
     }
     for (const auto& port : target->ports) {
-      const std::string var =
-          env::address_variable(target->name.value, port.value);
       const std::string what = handle.value + "." + port.value;
-      auto [it, inserted] = addr_vars.emplace(var, what);
-      if (!inserted && it->second != what) {
-        r.error(handle.where, "handles" + of + " give " + it->second + " and " + what +
-                                  " the same variable " + var + "; rename a node or a port");
+      // SLIPWAY_ADDR_<NODE>_<PORT> and SLIPWAY_ADDR_FILE_<NODE>_<PORT>: a node
+      // named file_x may collide with the address file of node x.
+      for (const auto& [var, said] :
+           {std::pair{env::address_variable(target->name.value, port.value), what},
+            std::pair{env::address_file_variable(target->name.value, port.value),
+                      "the address file of " + what}}) {
+        auto [it, inserted] = addr_vars.emplace(var, said);
+        if (!inserted && it->second != said) {
+          r.error(handle.where, "handles" + of + " give " + it->second + " and " + said +
+                                    " the same variable " + var + "; rename a node or a port");
+        }
       }
     }
   }
