@@ -125,11 +125,9 @@ void LauncherLoop::publish_live(const std::string& node) {
 }
 
 void LauncherLoop::write_address_files(const std::string& node) {
+  if (!handled_nodes_.count(node)) return;
   const core::NodeSpec* target = plan_.program.find_node(node);
   if (target == nullptr || target->ports.empty()) return;
-  const bool handled = std::any_of(plan_.program.nodes.begin(), plan_.program.nodes.end(),
-                                   [&node](const core::NodeSpec& n) { return n.handles_node(node); });
-  if (!handled) return;
   const auto replicas = live_plan_->tasks_of(node);
   for (const auto& port : target->ports) {
     std::vector<std::string> keys;
@@ -566,9 +564,14 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     events_.emplace_back(event);
     wake(wakeup_.get());
   };
-  // Requests for sizes, and peers' addresses (the live address files).
+  // Requests for sizes, and peers' addresses when some node handles
+  // another (the live address files).
+  for (const core::NodeSpec& node : plan_.program.nodes) {
+    for (const auto& handle : node.handles) handled_nodes_.insert(handle.value);
+  }
+  auto& prefixes = control_options.observed_key_prefixes;
   for (std::string_view prefix : {core::keys::kScalePrefix, core::keys::kAddressPrefix}) {
-    auto& prefixes = control_options.observed_key_prefixes;
+    if (prefix == core::keys::kAddressPrefix && handled_nodes_.empty()) continue;
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.emplace_back(prefix);
   }
   control_options.on_key_changed = [this](const std::string& key) {

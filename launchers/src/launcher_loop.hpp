@@ -209,6 +209,7 @@ class LauncherLoop {
   std::shared_ptr<const core::Plan> live_plan_;
   std::map<std::string, std::string> address_files_;  // by file name: what it holds now
   std::set<std::string> addresses_changed_;           // nodes whose addresses changed this turn
+  std::set<std::string> handled_nodes_;               // nodes some node handles (their address files)
 };
 
 }  // namespace slipway::launch

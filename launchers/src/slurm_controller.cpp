@@ -194,10 +194,11 @@ class SlurmRun : public LauncherLoop {
       const bool starting = unit_starting(u);
       if (u == unit || (!unit_carrier(u) && !starting)) continue;
       StepRequest other = step_for_unit(plan(), units()[u]);
-      for (auto* taken : {&used, starting ? &held : nullptr}) {
-        if (taken == nullptr) continue;
-        (*taken)[unit_host_[u]].cpus += other.cpus;
-        (*taken)[unit_host_[u]].gpus += other.gpus;
+      used[unit_host_[u]].cpus += other.cpus;
+      used[unit_host_[u]].gpus += other.gpus;
+      if (starting) {
+        held[unit_host_[u]].cpus += other.cpus;
+        held[unit_host_[u]].gpus += other.gpus;
       }
     }
     const core::HostDemand need{step.cpus, step.gpus};
