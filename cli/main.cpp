@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   register_status(app, ctx);
   register_stop(app, ctx);
   register_scale(app, ctx);
+  register_keeper(app, ctx);
   register_runs(app, ctx);
   register_logs(app, ctx);
   register_launch(app, ctx);

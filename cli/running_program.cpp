@@ -14,10 +14,11 @@
 namespace slipway::cli {
 
 std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
-                                                       const std::string& run_root) {
+                                                       const std::string& run_root,
+                                                       rendezvous::ClientOptions options) {
   const char* endpoint = std::getenv(core::env::kRendezvous);
   if (which.empty() && endpoint && *endpoint && std::getenv(core::env::kToken)) {
-    return rendezvous::Client::connect_observer_from_environment();
+    return rendezvous::Client::connect_observer_from_environment(std::move(options));
   }
   std::string root = run_root.empty() ? launch::default_run_root() : run_root;
   std::string error;
@@ -26,21 +27,10 @@ std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
   auto contact = launch::read_contact(*dir);
   if (!contact) throw std::runtime_error("no rendezvous contact in " + *dir + " (is it a run directory?)");
   try {
-    return rendezvous::Client::connect_observer(contact->endpoint, contact->token);
+    return rendezvous::Client::connect_observer(contact->endpoint, contact->token, std::move(options));
   } catch (const std::exception& e) {
     throw std::runtime_error("the program of " + *dir + " is not running (" + e.what() + ")");
   }
-}
-
-std::map<std::string, std::string> live_fields(const std::string& value) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(value);
-  std::string word;
-  while (in >> word) {
-    const auto eq = word.find('=');
-    if (eq != std::string::npos) out[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  return out;
 }
 
 std::string requester(const std::string& command) {

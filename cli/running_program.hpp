@@ -15,11 +15,9 @@ namespace slipway::cli {
 // own program; elsewhere: the newest run). Throws std::runtime_error saying
 // what was not found or could not be reached.
 std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
-                                                       const std::string& run_root);
+                                                       const std::string& run_root,
+                                                       rendezvous::ClientOptions options = {});
 
-// The fields of an elastic node's live/NODE key ("size=N min=MIN max=MAX
-// replicas=LIST") by name.
-std::map<std::string, std::string> live_fields(const std::string& value);
 
 // Who asks, for the launcher's lines: "NODE.REPLICA" inside a task, else
 // "slipway COMMAND (USER@HOST)".

@@ -6,6 +6,7 @@
 #include "running_program.hpp"
 
 #include "slipway/core/contract.hpp"
+#include "slipway/core/live_plan.hpp"
 
 namespace slipway::cli {
 
@@ -34,11 +35,15 @@ void register_scale(CLI::App& app, CommandContext& ctx) {
         ctx.exit_code = 1;
         return;
       }
-      auto f = live_fields(*live);
+      const auto record = core::parse_live_record(*live, core::kReplicaIndexLimit);
       client->put(core::keys::scale(*node), std::to_string(*count) + " " + requester("scale"),
                   rendezvous::Scope::program);
-      std::printf("%s: %s replicas now (replicas = \"%s:%s\"); asked for %u\n", node->c_str(),
-                  f["size"].c_str(), f["min"].c_str(), f["max"].c_str(), *count);
+      if (record) {
+        std::printf("%s: %zu replicas now (replicas = \"%u:%u\"); asked for %u\n", node->c_str(),
+                    record->replicas.size(), record->min, record->max, *count);
+      } else {
+        std::printf("%s: asked for %u\n", node->c_str(), *count);
+      }
       ctx.exit_code = 0;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "slipway scale: %s\n", e.what());

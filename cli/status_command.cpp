@@ -4,6 +4,7 @@
 #include <map>
 
 #include "slipway/core/contract.hpp"
+#include "slipway/core/live_plan.hpp"
 
 #include "commands.hpp"
 #include "running_program.hpp"
@@ -50,12 +51,14 @@ void register_status(CLI::App& app, CommandContext& ctx) {
       auto client = connect_to_program(*which, *run_root);
       auto snapshot = client->members();
       std::map<std::string, std::string> epochs;  // by node: its world's epoch now
-      std::map<std::string, std::map<std::string, std::string>> elastic;  // by node: live/NODE's fields
+      std::map<std::string, core::LiveRecord> elastic;  // by node: its live/NODE
       for (const auto& m : snapshot.members) {
         if (epochs.count(m.identity.node)) continue;
         epochs[m.identity.node] = client->get(core::keys::epoch(m.identity.node)).value_or("-");
         if (auto live = client->get(core::keys::live(m.identity.node))) {
-          elastic[m.identity.node] = live_fields(*live);
+          if (auto record = core::parse_live_record(*live, core::kReplicaIndexLimit)) {
+            elastic[m.identity.node] = std::move(*record);
+          }
         }
       }
       std::printf("%-16s %-7s %-16s %-7s %-5s %-12s %-9s %s\n", "NODE", "REPLICA", "HOST",
@@ -68,9 +71,10 @@ void register_status(CLI::App& app, CommandContext& ctx) {
       }
       if (!elastic.empty()) {
         std::printf("\n%-16s %-5s %-11s %-5s %s\n", "ELASTIC NODE", "SIZE", "MIN:MAX", "EPOCH", "REPLICAS");
-        for (auto& [node, f] : elastic) {
-          std::printf("%-16s %-5s %-11s %-5s %s\n", node.c_str(), f["size"].c_str(),
-                      (f["min"] + ":" + f["max"]).c_str(), epochs[node].c_str(), f["replicas"].c_str());
+        for (const auto& [node, record] : elastic) {
+          std::printf("%-16s %-5zu %-11s %-5s %s\n", node.c_str(), record.replicas.size(),
+                      (std::to_string(record.min) + ":" + std::to_string(record.max)).c_str(),
+                      epochs[node].c_str(), core::format_replica_list(record.replicas).c_str());
         }
       }
       if (snapshot.stopping) std::printf("program stopping: %s\n", snapshot.stop_reason.c_str());

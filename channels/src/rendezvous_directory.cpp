@@ -180,15 +180,9 @@ std::optional<std::vector<std::uint32_t>> RendezvousDirectory::live_replicas(con
     throw rendezvous_error(e, "reading the live replicas of " + node);
   }
   if (!value) return std::nullopt;
-  // "size=N min=MIN max=MAX replicas=LIST"
-  const std::string field = "replicas=";
-  const auto at = value->find(field);
-  if (at == std::string::npos) return std::nullopt;
-  const auto end = value->find(' ', at);
-  return core::parse_replica_list(
-      std::string_view(*value).substr(at + field.size(), end == std::string::npos ? std::string::npos
-                                                                                  : end - at - field.size()),
-      core::kReplicaIndexLimit);
+  auto record = core::parse_live_record(*value, core::kReplicaIndexLimit);
+  if (!record) return std::nullopt;
+  return std::move(record->replicas);
 }
 
 std::string RendezvousDirectory::where(const std::string& node, std::uint32_t replica) const {

@@ -39,6 +39,10 @@ std::string live(std::string_view node) { return std::string(kLivePrefix) + std:
 
 std::string scale(std::string_view node) { return std::string(kScalePrefix) + std::string(node); }
 
+std::string satellite(std::string_view job_id) {
+  return std::string(kSatellitePrefix) + std::string(job_id);
+}
+
 std::string ucx_address(std::string_view node, std::uint32_t replica) {
   return join(kUcxPrefix, node, replica);
 }

@@ -88,4 +88,42 @@ std::optional<LiveSetArgument> parse_live_set(std::string_view text, std::uint32
   return LiveSetArgument{std::string(text.substr(0, eq)), std::move(*replicas)};
 }
 
+std::string format_live_record(const LiveRecord& record) {
+  return "size=" + std::to_string(record.replicas.size()) + " min=" + std::to_string(record.min) +
+         " max=" + std::to_string(record.max) + " replicas=" + format_replica_list(record.replicas);
+}
+
+std::optional<LiveRecord> parse_live_record(std::string_view text, std::uint32_t limit) {
+  LiveRecord record;
+  std::optional<std::uint32_t> size, min, max;
+  bool has_replicas = false;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    const std::size_t eq = word.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = word.substr(0, eq), value = word.substr(eq + 1);
+    if (name == "size") {
+      size = number(value);
+      if (!size) return std::nullopt;
+    } else if (name == "min") {
+      min = number(value);
+      if (!min) return std::nullopt;
+    } else if (name == "max") {
+      max = number(value);
+      if (!max) return std::nullopt;
+    } else if (name == "replicas") {
+      auto list = parse_replica_list(value, limit);
+      if (!list) return std::nullopt;
+      record.replicas = std::move(*list);
+      has_replicas = true;
+    }
+  }
+  if (!size || !min || !max || !has_replicas || *size != record.replicas.size()) return std::nullopt;
+  record.min = *min;
+  record.max = *max;
+  return record;
+}
+
 }  // namespace slipway::core

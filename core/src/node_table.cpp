@@ -351,14 +351,14 @@ const std::array<NodeKey, 23> kNodeKeys{{
     {"ucx", true, &read_ucx},
     {"elastic", false,
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
-       read_elastic_table(r, v, n.elastic, what);
+       read_elastic_table(r, v, n.elastic, what, false);
      }},
 }};
 
 }  // namespace
 
 void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>& field,
-                        const std::string& what) {
+                        const std::string& what, bool program_level) {
   field.where = location_of(v);
   const auto* t = v.as_table();
   if (t == nullptr) {
@@ -389,6 +389,22 @@ void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>
       }
     } else if (key == "settle") {
       if (auto ms = read_seconds_ms(r, value, key_what)) field.value.settle_ms = *ms;
+    } else if (key == "satellites" || key == "satellite_wait") {
+      if (!program_level) {
+        r.error(location_of(key), key_what + " belongs to the whole program: set it in [program.elastic]");
+        continue;
+      }
+      if (key == "satellite_wait") {
+        if (auto ms = read_seconds_ms(r, value, key_what)) field.value.satellite_wait_ms = *ms;
+        continue;
+      }
+      const auto* count = value.as_integer();
+      if (count == nullptr || count->get() < 0 || count->get() > kMaxSatellites) {
+        r.error(location_of(value), key_what + " must be a count of jobs, 0 to " +
+                                        std::to_string(kMaxSatellites));
+        continue;
+      }
+      field.value.satellites = static_cast<std::uint32_t>(count->get());
     } else {
       r.unknown_key(key, "in the elastic table" + in, topology_keys("elastic"));
     }
@@ -427,7 +443,8 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
 const std::vector<std::string_view>& topology_keys(std::string_view table) {
   static const std::vector<std::string_view> top{"program", "defaults", "node"};
   static const std::vector<std::string_view> program{"name", "max_retries", "elastic"};
-  static const std::vector<std::string_view> elastic{"grow", "settle", "on_loss"};
+  static const std::vector<std::string_view> elastic{"grow", "settle", "on_loss", "satellites",
+                                                     "satellite_wait"};
   static const std::vector<std::string_view> ucx{"tls", "net_devices", "rndv_thresh"};
   static const std::vector<std::string_view> node = [] {
     std::vector<std::string_view> keys;

@@ -22,7 +22,9 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
 
 // Reads an elastic table ([node.NAME.elastic], [program.elastic]) into
 // `field`; `what` names it in messages ("'elastic' in node 'actor'").
+// The satellite keys are read only in [program.elastic] (program_level).
+inline constexpr std::int64_t kMaxSatellites = 64;
 void read_elastic_table(Reader& reader, const toml::node& value, Located<ElasticSettings>& field,
-                        const std::string& what);
+                        const std::string& what, bool program_level);
 
 }  // namespace slipway::core

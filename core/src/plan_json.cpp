@@ -53,8 +53,10 @@ json node_to_json(const NodeSpec& n) {
 }
 
 json host_to_json(const Host& h) {
-  return json{{"name", h.name},     {"address", h.address}, {"cpus", h.cpus},
-              {"gpus", h.gpus},     {"mem_mb", h.mem_mb},   {"partitions", h.partitions}};
+  json out{{"name", h.name},     {"address", h.address}, {"cpus", h.cpus},
+           {"gpus", h.gpus},     {"mem_mb", h.mem_mb},   {"partitions", h.partitions}};
+  if (h.satellite) out["satellite"] = true;
+  return out;
 }
 
 json task_to_json(const Task& t) {
@@ -81,6 +83,7 @@ class In {
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw PlanJsonError("plan JSON: " + path_ + (key.empty() ? "" : "." + key) + ": " + what);
   }
+  bool has(const std::string& key) const { return j_.is_object() && j_.contains(key); }
   const json& field(const std::string& key) const {
     if (!j_.is_object()) fail("", "must be an object");
     auto it = j_.find(key);
@@ -220,6 +223,7 @@ Host host_from_json(const In& in) {
   h.gpus = in.u32("gpus", limits::kMaxGpus);
   h.mem_mb = in.uint("mem_mb", limits::kMaxMemMb);
   h.partitions = in.strings("partitions");
+  h.satellite = in.has("satellite") && in.boolean("satellite");
   return h;
 }
 

@@ -27,4 +27,12 @@ ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node) {
   return out;
 }
 
+SatelliteSettings satellite_settings(const Program& program) {
+  SatelliteSettings out;
+  const ElasticSettings& all = program.elastic.value;
+  out.jobs = all.satellites.value_or(out.jobs);
+  out.wait_ms = all.satellite_wait_ms.value_or(out.wait_ms);
+  return out;
+}
+
 }  // namespace slipway::core

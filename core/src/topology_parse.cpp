@@ -43,7 +43,7 @@ void read_program(Reader& r, const toml::node& v, Program& program) {
         program.max_retries.value = static_cast<std::uint32_t>(*i);
       }
     } else if (key == "elastic") {
-      read_elastic_table(r, value, program.elastic, "'elastic' in [program]");
+      read_elastic_table(r, value, program.elastic, "'elastic' in [program]", true);
     } else {
       r.unknown_key(key, "in [program]", topology_keys("program"));
     }

@@ -13,6 +13,22 @@ std::vector<std::uint32_t> first(std::uint32_t count) {
   return out;
 }
 
+const std::string kAskedBy = "asked by ";
+
+// "asked by A, B; satellite job 7 granted on fn3": who asked, then the
+// other causes.
+std::string causes_text(const std::vector<std::string>& causes) {
+  std::string asked, other;
+  for (const auto& cause : causes) {
+    if (cause.rfind(kAskedBy, 0) == 0) {
+      asked += (asked.empty() ? kAskedBy : ", ") + cause.substr(kAskedBy.size());
+    } else {
+      other += (other.empty() ? "" : "; ") + cause;
+    }
+  }
+  return asked + (asked.empty() || other.empty() ? "" : "; ") + other;
+}
+
 std::string range_text(const ElasticNodeSpec& spec) {
   return "replicas = \"" + std::to_string(spec.min) + ":" + std::to_string(spec.max) + "\"";
 }
@@ -22,7 +38,10 @@ std::string range_text(const ElasticNodeSpec& spec) {
 ElasticNodes::ElasticNodes(std::vector<ElasticNodeSpec> nodes) {
   for (auto& spec : nodes) {
     Node n;
-    n.live = first(spec.grow_manual ? std::min(spec.min, spec.slots) : spec.slots);
+    spec.hosted = std::min(spec.hosted, spec.slots);
+    n.wanted = spec.grow_manual ? std::min(spec.min, spec.slots) : spec.slots;
+    n.hosted = spec.hosted;
+    n.live = first(std::min(n.wanted, n.hosted));
     n.spec = std::move(spec);
     std::string name = n.spec.node;
     nodes_.emplace(std::move(name), std::move(n));
@@ -60,10 +79,58 @@ std::string ElasticNodes::request(const std::string& node, std::int64_t count, c
   } else {
     size = static_cast<std::uint32_t>(count);
   }
-  n.target = size;
-  if (std::find(n.askers.begin(), n.askers.end(), who) == n.askers.end()) n.askers.push_back(who);
-  if (!n.settle_until) n.settle_until = now + s.settle;
+  n.wanted = size;
+  open_window(n, kAskedBy + who, now);
   return line;
+}
+
+void ElasticNodes::open_window(Node& n, const std::string& cause, Clock::time_point now) {
+  if (std::find(n.askers.begin(), n.askers.end(), cause) == n.askers.end()) n.askers.push_back(cause);
+  if (!n.settle_until) n.settle_until = now + n.spec.settle;
+}
+
+std::uint32_t ElasticNodes::satellites_wanted(const std::string& node) const {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return 0;
+  const Node& n = it->second;
+  return n.wanted > n.hosted ? n.wanted - n.hosted : 0;
+}
+
+std::uint32_t ElasticNodes::grant(const std::string& node, const std::string& why, Clock::time_point now) {
+  Node& n = nodes_.at(node);
+  if (n.hosted >= n.spec.slots) throw std::logic_error("every slot of " + node + " is hosted already");
+  const std::uint32_t slot = n.hosted++;
+  if (n.wanted > n.live.size()) open_window(n, why, now);
+  return slot;
+}
+
+std::optional<std::uint32_t> ElasticNodes::releasable(const std::string& node) const {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return std::nullopt;
+  const Node& n = it->second;
+  if (n.hosted <= n.spec.hosted || n.wanted >= n.hosted) return std::nullopt;
+  const std::uint32_t slot = n.hosted - 1;
+  if (std::binary_search(n.live.begin(), n.live.end(), slot)) return std::nullopt;
+  return slot;
+}
+
+std::optional<std::uint32_t> ElasticNodes::release(const std::string& node) {
+  const auto slot = releasable(node);
+  if (slot) nodes_.at(node).hosted = *slot;
+  return slot;
+}
+
+std::uint32_t ElasticNodes::settle_for_hosted(const std::string& node) {
+  Node& n = nodes_.at(node);
+  const std::uint32_t had = n.wanted;
+  n.wanted = std::min(n.wanted, std::max(n.hosted, static_cast<std::uint32_t>(n.live.size())));
+  return had;
+}
+
+std::vector<std::string> ElasticNodes::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, n] : nodes_) out.push_back(name);
+  return out;
 }
 
 std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
@@ -73,17 +140,19 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
     n.settle_until.reset();
     std::vector<std::string> askers;
     askers.swap(n.askers);
-    const std::uint32_t target = *n.target;
-    n.target.reset();
+    const std::uint32_t target = std::min(n.wanted, n.hosted);
     const std::uint32_t size = static_cast<std::uint32_t>(n.live.size());
-    if (target == size) continue;
+    if (target == size) {
+      if (n.wanted > n.hosted) askers.swap(n.askers);  // they wait for satellites
+      continue;
+    }
     Resize r;
     r.node = name;
     r.from = n.live;
     if (n.spec.world) {
       n.live = first(target);
     } else if (target > size) {
-      for (std::uint32_t slot = 0; slot < n.spec.slots && n.live.size() < target; ++slot) {
+      for (std::uint32_t slot = 0; slot < n.hosted && n.live.size() < target; ++slot) {
         if (!std::binary_search(n.live.begin(), n.live.end(), slot)) {
           n.live.insert(std::upper_bound(n.live.begin(), n.live.end(), slot), slot);
         }
@@ -92,10 +161,9 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
       n.live.resize(target);  // the highest replicas go
     }
     r.live = n.live;
-    std::string by;
-    for (const auto& who : askers) by += (by.empty() ? "" : ", ") + who;
+    const std::string by = causes_text(askers);
     r.cause = name + (target > size ? " grows" : " shrinks") + " from " + std::to_string(size) + " to " +
-              std::to_string(target) + " replicas (asked by " + by + ")";
+              std::to_string(target) + " replicas (" + by + ")";
     out.push_back(std::move(r));
   }
   return out;
@@ -122,6 +190,7 @@ std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t 
     n.live.erase(std::remove(n.live.begin(), n.live.end(), replica), n.live.end());
   }
   r.live = n.live;
+  n.wanted = static_cast<std::uint32_t>(n.live.size());
   r.cause = node + " shrinks from " + std::to_string(size) + " to " + std::to_string(r.live.size()) +
             " replicas (" + why + ")";
   return r;

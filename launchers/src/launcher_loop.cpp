@@ -102,7 +102,12 @@ void LauncherLoop::start_elastic() {
     spec.node = node.name.value;
     spec.min = range.min;
     spec.max = range.max;
-    spec.slots = static_cast<std::uint32_t>(plan_.tasks_of(spec.node).size());
+    spec.slots = 0;
+    spec.hosted = 0;
+    for (const core::Task* task : plan_.tasks_of(spec.node)) {
+      ++spec.slots;
+      if (!plan_.host(*task).satellite) ++spec.hosted;
+    }
     spec.world = forms_world(node.framework.value);
     spec.grow_manual = settings.grow_manual;
     spec.shrink_on_loss = settings.shrink_on_loss;
@@ -116,12 +121,9 @@ void LauncherLoop::start_elastic() {
 void LauncherLoop::publish_live(const std::string& node) {
   const core::NodeSpec* spec = plan_.program.find_node(node);
   if (spec == nullptr || !elastic_->knows(node)) return;
-  const auto& live = elastic_->live(node);
   control_->server().put(core::keys::live(node),
-                         "size=" + std::to_string(live.size()) + " min=" +
-                             std::to_string(spec->replicas.value.min) + " max=" +
-                             std::to_string(spec->replicas.value.max) +
-                             " replicas=" + core::format_replica_list(live));
+                         core::format_live_record({spec->replicas.value.min, spec->replicas.value.max,
+                                                   elastic_->live(node)}));
 }
 
 void LauncherLoop::write_address_files(const std::string& node) {
@@ -179,6 +181,32 @@ void LauncherLoop::on_scale_request(const std::string& key) {
   }
   const std::string line = elastic_->request(node, count, who, Clock::now());
   if (!line.empty()) say(line);
+}
+
+std::vector<std::string> LauncherLoop::elastic_node_names() const { return elastic_->names(); }
+
+std::uint32_t LauncherLoop::satellites_wanted(const std::string& node) const {
+  return finished_ || supervisor_->stopping() ? 0 : elastic_->satellites_wanted(node);
+}
+
+std::size_t LauncherLoop::satellite_granted(const std::string& node, const std::string& why) {
+  const std::uint32_t slot = elastic_->grant(node, why, Clock::now());
+  return unit_of_task(node + "." + std::to_string(slot));
+}
+
+std::optional<std::size_t> LauncherLoop::satellite_releasable(const std::string& node) {
+  const auto slot = elastic_->releasable(node);
+  if (!slot) return std::nullopt;
+  const std::size_t unit = unit_of_task(node + "." + std::to_string(*slot));
+  if (unit_carrier(unit) || unit_starting(unit)) return std::nullopt;  // its step still ends
+  elastic_->release(node);
+  return unit;
+}
+
+void LauncherLoop::satellites_abandoned(const std::string& node, const std::string& why) {
+  const std::uint32_t had = elastic_->settle_for_hosted(node);
+  say(node + " stays at " + std::to_string(elastic_->live(node).size()) + " of the " + std::to_string(had) +
+      " replicas asked for: " + why);
 }
 
 void LauncherLoop::apply_resizes(Clock::time_point now) {
@@ -651,6 +679,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     if (fds[0].revents & POLLIN) on_signals();
     carry_out(supervisor_->tick(Clock::now()));
     apply_resizes(Clock::now());
+    if (!finished_) turn_done();
     start_queued();
     for (const std::string& node : addresses_changed_) write_address_files(node);
     addresses_changed_.clear();

@@ -124,6 +124,23 @@ class LauncherLoop {
   virtual void key_changed(const std::string& /*key*/) {}
   // Sends `sig` to a running unit; default: kill() of its process.
   virtual void signal_unit(std::size_t unit, UnitHandle carrier, int sig);
+  // Once every turn of the loop while the program runs, after the turn's
+  // events and resizes (the Slurm controller's satellite jobs).
+  virtual void turn_done() {}
+
+  // Satellite slots of elastic nodes (core/satellite_slots.hpp), for a
+  // launcher that can get them hosts: the elastic nodes, and how many more
+  // slots each wants hosted; a satellite slot of `node` granted (`why`
+  // names the job and host: the next resize's cause), returning its unit;
+  // a granted slot's unit no longer wanted and ended (its satellite may
+  // go); and the
+  // satellites a node waits for that will not come (`why`: said to the
+  // user), after which it settles for the slots it has.
+  std::vector<std::string> elastic_node_names() const;
+  std::uint32_t satellites_wanted(const std::string& node) const;
+  std::size_t satellite_granted(const std::string& node, const std::string& why);
+  std::optional<std::size_t> satellite_releasable(const std::string& node);
+  void satellites_abandoned(const std::string& node, const std::string& why);
 
   // The carrier `carrier` (not a child process) ended with `status`: its
   // units end as a reaped child's.

@@ -10,7 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <atomic>
+#include <functional>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,14 +26,17 @@
 
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
+#include "slipway/core/satellite_slots.hpp"
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
+#include "slipway/launch/satellite_jobs.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
 #include "slipway/launch/slurm_steps.hpp"
 #include "slipway/launch/srun_stderr.hpp"
+#include "slipway/rendezvous/server.hpp"
 
 extern char** environ;
 
@@ -57,14 +64,89 @@ std::string scontrol(const std::vector<std::string>& commands) {
   return output;
 }
 
+// What a command printed on its standard output and error, and how it
+// ended (sbatch, scancel: short outputs).
+struct Captured {
+  base::ExitStatus exit;
+  std::string out;
+  std::string err;
+};
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0 && text.size() < 65536) text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+Captured run_captured(std::vector<std::string> argv, std::vector<std::string> env) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  base::UniqueFd out_read(out[0]), out_write(out[1]);
+  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  base::UniqueFd err_read(err[0]), err_write(err[1]);
+  base::SpawnOptions spawn;
+  spawn.argv = std::move(argv);
+  spawn.env = std::move(env);
+  spawn.stdout_fd = out_write.get();
+  spawn.stderr_fd = err_write.get();
+  const pid_t pid = base::spawn(spawn);
+  out_write.reset();
+  err_write.reset();
+  Captured captured;
+  captured.out = read_all(out_read.get());
+  captured.err = read_all(err_read.get());
+  captured.exit = base::wait_for(pid);
+  return captured;
+}
+
+std::string first_line(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+}
+
+// A host name as a keeper reports it: Slurm node names only.
+bool valid_host_name(const std::string& host) {
+  if (host.empty() || host.size() > 128) return false;
+  for (char c : host) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// A deadline for the loop to come round by, and nothing to watch.
+class DeadlineSource : public base::PollSource {
+ public:
+  explicit DeadlineSource(std::function<std::optional<Clock::time_point>()> next) : next_(std::move(next)) {}
+  void watch(std::vector<pollfd>&) override {}
+  void watched(const pollfd*, std::size_t) override {}
+  std::optional<Clock::time_point> deadline() const override { return next_(); }
+
+ private:
+  std::function<std::optional<Clock::time_point>()> next_;
+};
+
 class SlurmRun : public LauncherLoop {
  public:
   SlurmRun(const SlurmLaunchOptions& options, SlurmJob job, core::Plan plan, RunDirectory run_dir)
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
         options_(options),
-        job_(std::move(job)) {
+        job_(std::move(job)),
+        satellite_settings_(core::satellite_settings(this->plan().program)) {
     for (const auto& unit : units()) unit_host_.push_back(this->plan().hosts.at(unit.host).name);
+    for (const auto& host : this->plan().hosts) {
+      if (host.satellite) placeholders_.insert(host.name);
+    }
     add_source(srun_stderr_);
+    if (satellite_settings_.jobs > 0) add_source(satellite_timer_);
+  }
+
+  // Satellites pending or running end with the program.
+  ~SlurmRun() override {
+    for (const std::string& id : satellites_.ids()) cancel_satellite(id);
   }
 
  protected:
@@ -77,7 +159,19 @@ class SlurmRun : public LauncherLoop {
     const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
-    step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
+    if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
+      if (lost_hosts_.count(satellite->host)) {
+        const std::string id = satellite->id;
+        cancel_satellite(id);
+        throw NoRoom("its satellite job " + id + " lost its host");
+      }
+      step.host = satellite->host;
+      step.job_id = satellite->id;
+    } else if (placeholders_.count(unit_host_[unit])) {
+      throw NoRoom(u.name + " has no satellite job to run in");
+    } else {
+      step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
+    }
     unit_host_[unit] = step.host;
     for (std::uint32_t task : u.tasks) {
       step.agent_argv.push_back("--task");
@@ -92,8 +186,71 @@ class SlurmRun : public LauncherLoop {
   // rendezvous.
   std::vector<std::vector<std::size_t>> group_first_launches(
       const std::vector<std::size_t>& starting) override {
-    return group_into_steps(plan(), units(), starting, unit_host_);
+    std::vector<std::size_t> in_job;
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t unit : starting) {
+      if (satellites_.of_unit(unit) || placeholders_.count(unit_host_[unit])) {
+        groups.push_back({unit});  // a step of its own, in its satellite job
+      } else {
+        in_job.push_back(unit);
+      }
+    }
+    for (auto& group : group_into_steps(plan(), units(), in_job, unit_host_)) groups.push_back(std::move(group));
+    return groups;
   }
+
+  // A keeper announced its satellite job (satellite/JOBID = host): the
+  // node it was asked for gets a slot there.
+  void key_changed(const std::string& key) override {
+    if (!key.starts_with(core::keys::kSatellitePrefix)) return;
+    const std::string id = key.substr(core::keys::kSatellitePrefix.size());
+    const auto host = control().server().get(key);
+    if (!host || !valid_host_name(*host)) return;
+    const auto node = satellites_.granted(id, *host);
+    if (!node) return;  // cancelled meanwhile (scancel ends it), or not ours
+    const std::size_t unit = satellite_granted(*node, "satellite job " + id + " granted on " + *host);
+    satellites_.bind(id, unit);
+    unit_host_[unit] = *host;
+    say("satellite job " + id + " runs on " + *host + ": a place for " + units()[unit].name);
+  }
+
+  // Satellite jobs follow what the elastic nodes want: submitted for slots
+  // wanted beyond those hosted, cancelled when pending too long or no
+  // longer wanted, released once their replica is retired.
+  void turn_done() override {
+    if (satellite_settings_.jobs == 0) return;
+    const auto now = SatelliteBook::Clock::now();
+    const std::chrono::milliseconds wait(satellite_settings_.wait_ms);
+    for (const auto& job : satellites_.expired(now, wait)) {
+      cancel_satellite(job.id);
+      satellites_abandoned(job.node, "satellite job " + job.id + " still pends after " +
+                                         std::to_string(satellite_settings_.wait_ms / 1000) +
+                                         " s ([program.elastic] satellite_wait); cancelled");
+    }
+    for (const std::string& node : elastic_node_names()) {
+      while (auto unit = satellite_releasable(node)) {
+        unit_host_[*unit] = plan().hosts.at(units()[*unit].host).name;
+        if (const SatelliteBook::Job* job = satellites_.of_unit(*unit)) {
+          const std::string id = job->id, host = job->host;
+          cancel_satellite(id);
+          say("satellite job " + id + " on " + host + " released: " + node + " no longer runs " +
+              units()[*unit].name);
+        }
+      }
+      const std::uint32_t wanted = satellites_wanted(node);
+      std::uint32_t pending = satellites_.pending_for(node);
+      for (; pending > wanted; --pending) {
+        const std::string id = *satellites_.newest_pending(node);
+        cancel_satellite(id);
+        say("satellite job " + id + " cancelled: " + node + " no longer needs it");
+      }
+      for (; pending < wanted && satellites_.size() < satellite_settings_.jobs; ++pending) {
+        if (!submit_satellite(node)) break;
+      }
+    }
+  }
+
+
 
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
   // through the rendezvous instead, and a kill through srun.
@@ -141,8 +298,12 @@ class SlurmRun : public LauncherLoop {
 
 
   pid_t start_step(StepRequest& step, int attempt, int epoch, const std::vector<std::string>& env) {
-    step.job_id = job_.job_id;
-    step.het_group = het_group_of(step.host);
+    // A step in a satellite job has its job id already.
+    const bool in_job = step.job_id.empty();
+    if (in_job) {
+      step.job_id = job_.job_id;
+      step.het_group = het_group_of(step.host);
+    }
     std::vector<std::string> agent{options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
                                    std::to_string(attempt), "--epoch", std::to_string(epoch),
                                    "--log-dir", run_dir().logs_path(),
@@ -153,7 +314,8 @@ class SlurmRun : public LauncherLoop {
     base::SpawnOptions spawn;
     spawn.argv = srun_command(step);
     for (char** e = environ; *e; ++e) {
-      if (!step_drops_variable(*e)) spawn.env.emplace_back(*e);
+      // A satellite's step takes nothing of the allocation's SLURM_* variables.
+      if (!step_drops_variable(*e) && (in_job || !satellite_drops_variable(*e))) spawn.env.emplace_back(*e);
     }
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());
     for (auto& entry : step_environment(step)) spawn.env.push_back(std::move(entry));
@@ -163,11 +325,66 @@ class SlurmRun : public LauncherLoop {
     spawn.stderr_fd = stderr_write.get();
     pid_t pid = base::spawn(spawn);
     srun_stderr_.adopt(pid);
-    live_steps_[pid] = Reservation{step.host, step.cpus * step.tasks, step.gpus * step.tasks};
+    live_steps_[pid] = Reservation{in_job ? step.host : "job " + step.job_id, step.cpus * step.tasks,
+                                   step.gpus * step.tasks};
     return pid;
   }
 
  private:
+  // sbatch of one satellite job for a replica of `node`; false (said why)
+  // when Slurm refused it.
+  bool submit_satellite(const std::string& node) {
+    const core::NodeSpec& spec = *plan().program.find_node(node);
+    SatelliteRequest request;
+    request.program = *plan().program.name;
+    request.node = node;
+    request.slipway_path = options_.self_path;
+    request.log_path = run_dir().logs_path() + "/satellite-%j.log";
+    request.cpus = spec.cpus.value;
+    request.gpus = spec.gpus.value;
+    request.mem_mb = spec.mem_mb.value;
+    request.partition = !spec.partition.value.empty() ? spec.partition.value
+                                                      : job_.components.front().partition;
+    request.account = spec.account.value;
+    request.qos = spec.qos.value;
+    request.constraint = spec.constraint.value;
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      if (!satellite_drops_variable(*e)) env.emplace_back(*e);
+    }
+    env.push_back(std::string(core::env::kRunDir) + "=" + run_dir().path());
+    std::string why;
+    try {
+      Captured sbatch = run_captured(satellite_sbatch_command(request), std::move(env));
+      if (auto id = parse_job_id(sbatch.out); id && sbatch.exit.success()) {
+        satellites_.submitted(*id, node, SatelliteBook::Clock::now());
+        say(node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) +
+            " cpus" + (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) +
+            ") for one more replica");
+        return true;
+      }
+      why = "sbatch " + sbatch.exit.describe() + ": " + first_line(sbatch.err.empty() ? sbatch.out : sbatch.err);
+    } catch (const std::exception& e) {
+      why = std::string("cannot run sbatch: ") + e.what();
+    }
+    satellites_abandoned(node, "no satellite job: " + why);
+    return false;
+  }
+
+  void cancel_satellite(const std::string& id) {
+    satellites_.remove(id);
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    try {
+      Captured scancel = run_captured({"scancel", id}, std::move(env));
+      if (!scancel.exit.success()) {
+        say("scancel " + id + " " + scancel.exit.describe() + ": " + first_line(scancel.err));
+      }
+    } catch (const std::exception& e) {
+      say("cannot cancel satellite job " + id + ": " + e.what());
+    }
+  }
+
   int het_group_of(const std::string& host) const {
     for (const auto& component : job_.components) {
       for (const auto& h : component.hosts) {
@@ -193,6 +410,7 @@ class SlurmRun : public LauncherLoop {
     for (std::size_t u = 0; u < units().size(); ++u) {
       const bool starting = unit_starting(u);
       if (u == unit || (!unit_carrier(u) && !starting)) continue;
+      if (satellites_.of_unit(u) || placeholders_.count(unit_host_[u])) continue;  // not the job's hosts
       StepRequest other = step_for_unit(plan(), units()[u]);
       used[unit_host_[u]].cpus += other.cpus;
       used[unit_host_[u]].gpus += other.gpus;
@@ -202,8 +420,10 @@ class SlurmRun : public LauncherLoop {
       }
     }
     const core::HostDemand need{step.cpus, step.gpus};
+    std::set<std::string> excluded = lost_hosts_;
+    excluded.insert(placeholders_.begin(), placeholders_.end());
     for (const auto* taken : {&held, &used}) {
-      if (auto host = core::host_for_relaunch(plan(), unit_host_[unit], need, *taken, lost_hosts_)) {
+      if (auto host = core::host_for_relaunch(plan(), unit_host_[unit], need, *taken, excluded)) {
         return *host;
       }
     }
@@ -217,6 +437,11 @@ class SlurmRun : public LauncherLoop {
 
   const SlurmLaunchOptions& options_;
   SlurmJob job_;
+  core::SatelliteSettings satellite_settings_;
+  SatelliteBook satellites_;
+  std::set<std::string> placeholders_;  // the plan's hosts held for satellites
+  DeadlineSource satellite_timer_{
+      [this] { return satellites_.deadline(std::chrono::milliseconds(satellite_settings_.wait_ms)); }};
   std::vector<std::string> unit_host_;
   std::set<std::string> lost_hosts_;
   std::set<pid_t> steps_with_losses_;
@@ -384,6 +609,8 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     refused.problems.push_back(std::move(fit));
     return refused;
   }
+  const core::SatelliteSettings satellites = core::satellite_settings(program);
+  core::add_satellite_slots(*planned.plan, satellites.jobs);
   std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
@@ -396,6 +623,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
     control.advertise_host = advertise;
+    if (satellites.jobs > 0) control.observed_key_prefixes.emplace_back(core::keys::kSatellitePrefix);
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {

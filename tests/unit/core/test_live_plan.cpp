@@ -2,6 +2,8 @@
 // addresses) and the replica lists slipway-exec's --live takes.
 #include "core_test_support.hpp"
 #include "slipway/core/live_plan.hpp"
+#include "slipway/core/plan_json.hpp"
+#include "slipway/core/satellite_slots.hpp"
 
 using namespace slipway::core;
 using slipway::core::test::hosts;
@@ -81,4 +83,46 @@ TEST_CASE("replica lists: ranges of three or more, and back", "[core][live]") {
   CHECK(format_live_set("actor", {0, 2}) == "actor=0,2");
   CHECK_FALSE(parse_live_set("=0", 4));
   CHECK_FALSE(parse_live_set("trainer", 4));
+}
+
+TEST_CASE("satellite slots: elastic replicas past the allocation, on hosts held for satellite jobs", "[core][live]") {
+  // One host of 4 CPUs: trainer 2 of 4, actor 1 of 6 (learner takes a CPU).
+  Plan plan = plan_ok(parse_ok(kElastic), hosts(1, 4));
+  const auto before = plan.tasks.size();
+  REQUIRE(plan.tasks_of("trainer").size() == 2);
+  REQUIRE(plan.tasks_of("actor").size() == 1);
+  CHECK(add_satellite_slots(plan, 0) == 0);
+  CHECK(add_satellite_slots(plan, 3) == 5);  // trainer 2 more (its MAX), actor 3
+  CHECK(plan.tasks.size() == before + 5);
+  for (std::size_t k = 0; k < plan.tasks.size(); ++k) CHECK(plan.tasks[k].id == k);
+  const auto trainer = plan.tasks_of("trainer");
+  REQUIRE(trainer.size() == 4);
+  CHECK(trainer[3]->replica == 3);
+  CHECK(trainer[3]->replicas == 4);
+  CHECK(trainer[0]->replicas == 4);
+  const Host& held = plan.host(*trainer[2]);
+  CHECK(held.satellite);
+  CHECK(held.name == "satellite:trainer.2");
+  CHECK(trainer[2]->group_rank == 1);  // a host of its own
+  CHECK(trainer[3]->group_rank == 2);
+  CHECK(trainer[3]->local_rank == 0);
+  CHECK_FALSE(plan.host(*trainer[0]).satellite);
+  CHECK(plan.tasks_of("actor").size() == 4);
+  CHECK(plan.tasks_of("learner").size() == 1);
+  // The plan file keeps which hosts are held for satellites.
+  const Plan back = plan_from_json(plan_to_json(plan));
+  CHECK(back.host(*back.tasks_of("trainer")[2]).satellite);
+  CHECK_FALSE(back.host(*back.tasks_of("trainer")[0]).satellite);
+}
+
+TEST_CASE("the live/NODE record, and back", "[core][live]") {
+  const LiveRecord record{2, 8, {0, 1, 2, 5}};
+  CHECK(format_live_record(record) == "size=4 min=2 max=8 replicas=0-2,5");
+  CHECK(parse_live_record("size=4 min=2 max=8 replicas=0-2,5", 100) == record);
+  CHECK(parse_live_record("replicas=0-2,5 max=8 extra=1 min=2 size=4", 100) == record);
+  CHECK(parse_live_record("size=0 min=0 max=3 replicas=", 100) == LiveRecord{0, 3, {}});
+  CHECK_FALSE(parse_live_record("size=3 min=2 max=8 replicas=0-2,5", 100));  // size is not the count
+  CHECK_FALSE(parse_live_record("size=4 min=2 replicas=0-2,5", 100));
+  CHECK_FALSE(parse_live_record("size=4 min=x max=8 replicas=0-2,5", 100));
+  CHECK_FALSE(parse_live_record("size=4 min=2 max=8 replicas=0-2,500", 100));
 }

@@ -334,3 +334,43 @@ elastic = { grow = "sometimes", settle = -1, setle = 1 }
   CHECK(errors[2].find("'elastic.settle' in node 'actor' is out of range; give 0 to 600 seconds") != std::string::npos);
   CHECK(errors[3].find("unknown key 'setle' in the elastic table in node 'actor'; did you mean 'settle'?") != std::string::npos);
 }
+
+TEST_CASE("satellite keys belong to [program.elastic] and need an elastic node", "[core][parse][elastic]") {
+  const Program p = parse_ok(R"([program]
+name = "e"
+elastic = { satellites = 4, satellite_wait = 90 }
+[node.actor]
+command = "act"
+replicas = "2:8"
+)");
+  const auto satellites = satellite_settings(p);
+  CHECK(satellites.jobs == 4);
+  CHECK(satellites.wait_ms == 90000);
+  const Program none = parse_ok(R"([program]
+name = "e"
+[node.actor]
+command = "act"
+)");
+  CHECK(satellite_settings(none).jobs == 0);
+  CHECK(satellite_settings(none).wait_ms == 600000);
+  const auto errors = parse_errors(R"([program]
+name = "e"
+elastic = { satellites = 65 }
+[node.actor]
+command = "act"
+replicas = "2:3"
+elastic = { satellites = 1 }
+)");
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == "t.toml:3:26: 'elastic.satellites' in [program] must be a count of jobs, 0 to 64");
+  CHECK(errors[1] == "t.toml:7:13: 'elastic.satellites' in node 'actor' belongs to the whole program: set it in [program.elastic]");
+  const auto fixed = parse_errors(R"([program]
+name = "e"
+elastic = { satellites = 2 }
+[node.actor]
+command = "act"
+replicas = 3
+)");
+  REQUIRE(fixed.size() == 1);
+  CHECK(fixed[0].find("t.toml:3:11: 'elastic.satellites' in [program] grows elastic nodes, but the program has none") == 0);
+}

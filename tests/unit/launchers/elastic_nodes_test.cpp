@@ -17,6 +17,7 @@ ElasticNodeSpec spec(const std::string& node, std::uint32_t min, std::uint32_t m
   s.min = min;
   s.max = max;
   s.slots = slots;
+  s.hosted = slots;
   s.world = world;
   s.grow_manual = manual;
   s.settle = 500ms;
@@ -87,4 +88,50 @@ TEST_CASE("a none node shrinks from its highest replicas and grows into its lowe
   REQUIRE(r.size() == 1);
   CHECK(r[0].from == Live{0, 1});
   CHECK(r[0].live == Live{0, 1, 2, 3});
+}
+
+TEST_CASE("slots held for satellites run once granted, and are given back when no longer wanted") {
+  auto s = spec("trainer", 1, 3, 3, true, true);
+  s.hosted = 1;
+  ElasticNodes e({s});
+  CHECK(e.live("trainer") == Live{0});
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK(e.request("trainer", 3, "me", t0).empty());
+  CHECK(e.satellites_wanted("trainer") == 2);
+  CHECK(e.tick(t0 + 1s).empty());  // nothing more is hosted yet
+  CHECK(e.grant("trainer", "satellite job 7 granted on fn2", t0 + 2s) == 1);
+  CHECK(e.satellites_wanted("trainer") == 1);
+  CHECK(e.next_deadline() == t0 + 2500ms);
+  auto r = e.tick(t0 + 3s);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].live == Live{0, 1});
+  CHECK(r[0].cause == "trainer grows from 1 to 2 replicas (asked by me; satellite job 7 granted on fn2)");
+  CHECK_FALSE(e.release("trainer"));  // still wanted
+  e.request("trainer", 1, "me", t0 + 4s);
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK_FALSE(e.release("trainer"));  // slot 1 runs until the resize
+  r = e.tick(t0 + 5s);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].live == Live{0});
+  CHECK(e.release("trainer") == 1u);
+  CHECK_FALSE(e.release("trainer"));  // slot 0 is the allocation's
+  // A wanted size that satellites will not bring settles for what is hosted.
+  e.request("trainer", 3, "me", t0 + 6s);
+  CHECK(e.settle_for_hosted("trainer") == 3);
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK(e.tick(t0 + 7s).empty());
+  // A grow request and a grant in one window make one resize with both causes.
+  e.request("trainer", 2, "me", t0 + 8s);
+  e.grant("trainer", "satellite job 8 granted on fn3", t0 + 8200ms);
+  r = e.tick(t0 + 9s);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].cause == "trainer grows from 1 to 2 replicas (asked by me; satellite job 8 granted on fn3)");
+}
+
+TEST_CASE("a lost replica lowers the wanted size: the node does not grow back by itself") {
+  ElasticNodes e({spec("trainer", 2, 3, 3, true)});
+  REQUIRE(e.lost("trainer", 1, "no host has room for trainer.1"));
+  CHECK(e.live("trainer") == Live{0, 1});
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK_FALSE(e.next_deadline());
 }

@@ -90,6 +90,12 @@ std::string live(std::string_view node);
 inline constexpr std::string_view kScalePrefix = "scale/";
 std::string scale(std::string_view node);
 
+// "satellite/<job id>" = Slurm node name: a satellite job's keeper (`slipway
+// keeper`) runs on that host, so the job is granted (program scope; written
+// by the keeper, read by the controller; docs/elastic.md).
+inline constexpr std::string_view kSatellitePrefix = "satellite/";
+std::string satellite(std::string_view job_id);
+
 // "ucx/<node>/<replica>" = UCX worker address: a courier endpoint.
 inline constexpr std::string_view kUcxPrefix = "ucx/";
 std::string ucx_address(std::string_view node, std::uint32_t replica);

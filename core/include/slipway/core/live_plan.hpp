@@ -53,4 +53,17 @@ struct LiveSetArgument {
 std::string format_live_set(const std::string& node, const std::vector<std::uint32_t>& replicas);
 std::optional<LiveSetArgument> parse_live_set(std::string_view text, std::uint32_t limit);
 
+// The program key live/NODE (contract.hpp): "size=N min=MIN max=MAX
+// replicas=LIST", N the count of LIST. Parsing takes the fields in any
+// order and ignores unknown ones; nothing when a field is missing or
+// malformed, or the list names a replica at or above `limit`.
+struct LiveRecord {
+  std::uint32_t min = 0;
+  std::uint32_t max = 0;
+  std::vector<std::uint32_t> replicas;
+  friend bool operator==(const LiveRecord&, const LiveRecord&) = default;
+};
+std::string format_live_record(const LiveRecord& record);
+std::optional<LiveRecord> parse_live_record(std::string_view text, std::uint32_t limit);
+
 }  // namespace slipway::core

@@ -26,6 +26,9 @@ struct Host {
   std::uint32_t gpus = 0;               // GPU indices 0..gpus-1
   std::uint64_t mem_mb = 0;             // 0 = unknown, no memory accounting
   std::vector<std::string> partitions;  // empty = any partition
+  // A place held for a satellite job (satellite_slots.hpp): the host is
+  // not known until Slurm grants the job.
+  bool satellite = false;
   friend bool operator==(const Host&, const Host&) = default;
 };
 

@@ -54,6 +54,11 @@ struct ElasticSettings {
   std::optional<bool> grow_manual;          // `grow`: "auto" (false) or "manual" (true)
   std::optional<std::uint32_t> settle_ms;   // `settle`: seconds, merged triggers' window
   std::optional<bool> shrink_on_loss;       // `on_loss`: "replace" (false) or "shrink" (true)
+  // [program.elastic] only (Slurm): satellite jobs the program may hold at
+  // once to grow elastic nodes beyond its allocation, and how long one may
+  // pend before it is cancelled (seconds).
+  std::optional<std::uint32_t> satellites;
+  std::optional<std::uint32_t> satellite_wait_ms;
   friend bool operator==(const ElasticSettings&, const ElasticSettings&) = default;
 };
 
@@ -114,6 +119,14 @@ struct ResolvedElastic {
   bool shrink_on_loss = false;
 };
 ResolvedElastic elastic_settings(const Program& program, const NodeSpec& node);
+
+// [program.elastic]'s satellite keys resolved: none by default, and a
+// pending satellite job waits 600 s at most.
+struct SatelliteSettings {
+  std::uint32_t jobs = 0;
+  std::uint32_t wait_ms = 600000;
+};
+SatelliteSettings satellite_settings(const Program& program);
 
 struct TopologyResult {
   std::optional<Program> program;     // set iff diagnostics is empty

@@ -4,21 +4,30 @@
 // (Supervisor::resize).
 //
 // Contract:
-// - A node's slots are the replicas the plan placed (MIN..MAX). At start
-//   it runs every slot (grow = "auto") or MIN of them (grow = "manual").
+// - A node's slots are the replicas the plan placed (MIN..MAX), those on
+//   the allocation's hosts first (0..hosted-1), then those held for
+//   satellite jobs (core/satellite_slots.hpp). A slot can run once it is
+//   hosted: the first `hosted` are; grant() hosts the next one (a
+//   satellite job was granted), release() gives the last one back.
+// - Each node has a wanted size: at start every slot (grow = "auto") or MIN
+//   of them (grow = "manual"), and it runs min(wanted, hosted) replicas.
+//   satellites_wanted() is how many more slots it needs hosted.
 // - request() asks for a size: it is clamped to MIN..slots (the line it
-//   returns says so, and why) and becomes the node's target. The first
+//   returns says so, and why) and becomes the wanted size. The first
 //   request opens the node's settle window; later ones within it only
-//   change the target, so requests that come together make one resize.
-// - tick() returns the resizes whose window has passed and whose target
-//   differs from the live size. A world node's live set is always
+//   change the wanted size, so requests that come together make one
+//   resize. A grant that the wanted size waits for opens the window too.
+// - tick() returns the resizes whose window has passed and whose size
+//   differs from the live one. A world node's live set is always
 //   0..size-1 (dense ranks); a none node grows into its lowest free slots
 //   and shrinks from its highest replicas (indices are stable: the others
 //   keep theirs).
 // - lost() shrinks a node at once by a replica that has no host with room
 //   any more, or that failed in a node with on_loss = "shrink" (a world
 //   drops its highest rank instead: ranks stay dense), unless it runs MIN
-//   already.
+//   already; the wanted size follows.
+// - settle_for_hosted() lowers the wanted size to what is hosted (the
+//   satellites it waited for will not come).
 // - next_deadline() is the latest time by which tick() must be called.
 #pragma once
 
@@ -39,6 +48,7 @@ struct ElasticNodeSpec {
   std::uint32_t min = 1;
   std::uint32_t max = 1;
   std::uint32_t slots = 1;   // replicas the plan placed, MIN..MAX
+  std::uint32_t hosted = 1;  // of them, on the allocation's hosts (the rest wait for satellites)
   bool world = false;        // its replicas form a world (torch)
   bool grow_manual = false;  // starts at MIN
   bool shrink_on_loss = false;  // a failed replica shrinks the node instead of restarting
@@ -70,16 +80,34 @@ class ElasticNodes {
   // nothing when the node is at MIN (or unknown).
   std::optional<Resize> lost(const std::string& node, std::uint32_t replica, const std::string& why);
   bool shrinks_on_loss(const std::string& node) const;
+
+  // Slots `node` wants hosted beyond those it has (0 for an unknown node).
+  std::uint32_t satellites_wanted(const std::string& node) const;
+  // The next slot of `node` is hosted now (`why`: "satellite job 12 granted
+  // on fn3"); returns that slot.
+  std::uint32_t grant(const std::string& node, const std::string& why, Clock::time_point now);
+  // The last hosted slot of `node` when it is a satellite's, runs nothing
+  // and is not wanted (else nothing); release() gives it back: it is no
+  // longer hosted.
+  std::optional<std::uint32_t> releasable(const std::string& node) const;
+  std::optional<std::uint32_t> release(const std::string& node);
+  // The wanted size of `node` drops to what is hosted (at least its live
+  // size); returns the wanted size it had.
+  std::uint32_t settle_for_hosted(const std::string& node);
+  // Names of the elastic nodes.
+  std::vector<std::string> names() const;
   std::optional<Clock::time_point> next_deadline() const;
 
  private:
   struct Node {
     ElasticNodeSpec spec;
     std::vector<std::uint32_t> live;
-    std::optional<std::uint32_t> target;
+    std::uint32_t wanted = 0;
+    std::uint32_t hosted = 0;
     std::optional<Clock::time_point> settle_until;
-    std::vector<std::string> askers;
+    std::vector<std::string> askers;  // and grants: the causes of the next resize
   };
+  void open_window(Node& n, const std::string& cause, Clock::time_point now);
   std::map<std::string, Node> nodes_;
 };
 

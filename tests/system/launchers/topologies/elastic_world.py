@@ -1,20 +1,25 @@
-"""An elastic torch world. In epoch 0 its ranks form the world, say where
-they run, and then block in collectives until the test takes a host away;
-in a later epoch they train a few steps and finish."""
+"""An elastic torch world for the tests that resize it:
+    elastic_world.py MARKER [HOLDING_EPOCHS]
+In every epoch its ranks form the world and say where they run; in the
+first HOLDING_EPOCHS epochs (1 by default) they then block in collectives
+until the test resizes the world (takes a host away, scales it); in a
+later epoch they train a few steps and finish."""
 import os
 import socket
+import sys
 import time
 import torch
 import torch.distributed as dist
 
 epoch = int(os.environ["SLIPWAY_EPOCH"])
+holding_epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 dist.init_process_group("gloo", init_method="env://")
 rank, world = dist.get_rank(), dist.get_world_size()
 t = torch.tensor([1.0])
 dist.all_reduce(t)
 assert t.item() == world
 print(f"rank {rank} world {world} epoch {epoch} on {socket.gethostname()} formed", flush=True)
-if epoch == 0:
+if epoch < holding_epochs:
     while True:  # stands for a long training run: only the test ends it
         dist.all_reduce(t)
         time.sleep(0.2)
