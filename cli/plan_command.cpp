@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "program_loading.hpp"
 #include "option_checks.hpp"
+#include "slipway/core/environment.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/quantities.hpp"
 
@@ -77,6 +78,9 @@ int run_plan(const PlanOptions& o) {
   // CPUs than there are, unless --cpus-per-host says otherwise.
   const core::LocalRunAllocation machine = core::local_run_allocation(*program, *local);
   if (!machine.note.empty()) std::fprintf(stderr, "slipway: %s\n", machine.note.c_str());
+  for (const std::string& note : core::address_file_notes(*program)) {
+    std::fprintf(stderr, "slipway: note: %s\n", note.c_str());
+  }
   const core::PlanResult result = core::make_plan(*program, machine.allocation);
   if (!result.ok()) {
     for (const auto& e : result.errors) {

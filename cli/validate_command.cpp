@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "program_loading.hpp"
+
+#include "slipway/core/environment.hpp"
 #include "slipway/core/topology.hpp"
 
 namespace slipway::cli {
@@ -24,6 +26,7 @@ int run_validate(const std::string& path) {
   std::printf("%s: valid (program %s, %zu node%s, %s task%s)\n", program.source_file.c_str(), program.name->c_str(),
               program.nodes.size(), program.nodes.size() == 1 ? "" : "s", tasks.c_str(),
               max_tasks == 1 ? "" : "s");
+  for (const std::string& note : core::address_file_notes(program)) std::printf("note: %s\n", note.c_str());
   return 0;
 }
 

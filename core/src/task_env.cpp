@@ -22,6 +22,7 @@ EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launc
     const NodeSpec* target = plan.program.find_node(handle.value);
     if (target == nullptr) continue;
     const auto replicas = plan.tasks_of(target->name.value);
+    if (replicas.size() > kMaxAddressesInVariable) continue;  // in its address file only
     for (const auto& port : target->ports) {
       std::string list;
       for (const Task* r : replicas) {
@@ -32,6 +33,38 @@ EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launc
     }
   }
   return env;
+}
+
+std::vector<AddressFileOnly> addresses_in_files_only(const Plan& plan, const Task& task) {
+  std::vector<AddressFileOnly> out;
+  for (const auto& handle : plan.node(task).handles) {
+    const NodeSpec* target = plan.program.find_node(handle.value);
+    if (target == nullptr) continue;
+    const auto replicas = plan.tasks_of(target->name.value);
+    if (replicas.size() <= kMaxAddressesInVariable) continue;
+    for (const auto& port : target->ports) {
+      out.push_back({target->name.value, port.value, static_cast<std::uint32_t>(replicas.size())});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> address_file_notes(const Program& program) {
+  std::vector<std::string> out;
+  for (const NodeSpec& node : program.nodes) {
+    for (const auto& handle : node.handles) {
+      const NodeSpec* target = program.find_node(handle.value);
+      if (target == nullptr || target->replicas.value.max <= kMaxAddressesInVariable) continue;
+      for (const auto& port : target->ports) {
+        out.push_back("node '" + node.name.value + "' handles '" + target->name.value + "' (up to " +
+                      std::to_string(target->replicas.value.max) + " replicas): when more than " +
+                      std::to_string(kMaxAddressesInVariable) + " run, its tasks get no " +
+                      env::address_variable(target->name.value, port.value) + " and read the list from " +
+                      env::address_file_variable(target->name.value, port.value) + " (one address per line)");
+      }
+    }
+  }
+  return out;
 }
 
 std::string address_directory(std::string_view run_dir) { return std::string(run_dir) + "/addrs"; }

@@ -62,22 +62,11 @@ std::uint64_t check_exec_size(Reader& r, const Program& program, const NodeSpec&
   for (const auto& port : node.ports) total += variable_bytes(13 + port.value.size(), 5);  // SLIPWAY_PORT_*
   for (const auto& handle : node.handles) {
     const NodeSpec* target = program.find_node(handle.value);
-    if (target == nullptr) continue;
+    // More than kMaxAddressesInVariable replicas: in the address file only.
+    if (target == nullptr || target->replicas.value.max > kMaxAddressesInVariable) continue;
     for (const auto& port : target->ports) {
-      const std::string variable =
-          env::address_variable(target->name.value, port.value);
-      const std::uint64_t bytes = variable_bytes(variable.size(), address_list_bytes(target->replicas.value.max));
-      total += bytes;
-      if (bytes - 8 > limits::kMaxVariableBytes) {
-        const std::uint64_t fits = (limits::kMaxVariableBytes - variable.size() - 1) / limits::kAddressBytes;
-        r.error(handle.where, "handle " + in_quotes(handle.value) + " of node " + in_quotes(node.name.value) + ": " +
-                                  over_variable_limit(variable, bytes - 8) + ": " +
-                                  std::to_string(target->replicas.value.max) + " replicas of " +
-                                  std::to_string(limits::kAddressBytes) +
-                                  " bytes each; give node " + in_quotes(target->name.value) + " at most " +
-                                  std::to_string(fits) + " replicas, or reach it through the rendezvous "
-                                  "instead of a handle");
-      }
+      const std::string variable = env::address_variable(target->name.value, port.value);
+      total += variable_bytes(variable.size(), address_list_bytes(target->replicas.value.max));
     }
   }
   if (node.framework.value == Framework::paddle) {

@@ -474,9 +474,26 @@ std::string LauncherLoop::never_joined(UnitHandle, const base::ExitStatus& exit)
 }
 
 void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exit) {
+  std::optional<std::vector<rendezvous::MemberRecord>> members;
   for (std::size_t unit : tracker_->carrier_ended(carrier)) {
     TaskExit task_exit{exit.signaled, exit.code, {}};
-    if (!tracker_->all_joined(unit)) task_exit.never_started = never_joined(carrier, exit);
+    bool joined = tracker_->all_joined(unit);
+    if (!joined) {
+      // The rendezvous answers a join before it tells this loop of it: a
+      // task that joined, ran and ended at once may be reaped before its
+      // join is heard. The server's own records say.
+      if (!members) members = control_->server().members();
+      const int attempt = supervisor_->task(unit).attempt;
+      std::size_t found = 0;
+      for (std::uint32_t t : units_[unit].tasks) {
+        const std::string name = plan_.tasks[t].name();
+        found += std::any_of(members->begin(), members->end(), [&](const rendezvous::MemberRecord& m) {
+          return static_cast<int>(m.identity.attempt) == attempt && m.identity.name() == name;
+        });
+      }
+      joined = found == units_[unit].tasks.size();
+    }
+    if (!joined) task_exit.never_started = never_joined(carrier, exit);
     unit_done(unit, task_exit, false);
   }
 }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "slipway/base/held_port.hpp"
@@ -58,6 +60,11 @@ struct TaskRunner::Task {
   std::vector<core::AddressRef> missing;
   State state = State::waiting;
   Clock::time_point wire_deadline{};
+  // Every address is known, but an address file it reads its list from
+  // (too many for the environment) does not hold them yet: look again then,
+  // and start anyway after files_wait_until.
+  std::optional<Clock::time_point> files_check_at;
+  std::optional<Clock::time_point> files_wait_until;
   std::optional<Clock::time_point> kill_at;  // running: the grace's end; draining: the linger's
   pid_t pid = -1;
   bool hooks_ran = false;
@@ -211,7 +218,62 @@ void TaskRunner::resolve_and_launch(Task& t) {
   }
 }
 
+// The live address files of `t`'s handles (SLIPWAY_ADDR_FILE_*; the only
+// source of a list too long for its environment) and what each must hold
+// when it starts: the addresses it starts with, one per line in replica
+// order.
+std::vector<std::pair<std::string, std::string>> TaskRunner::expected_address_files(const Task& t) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (options_.address_dir.empty()) return out;
+  for (const auto& handle : t.plan->node(*t.task).handles) {
+    const core::NodeSpec* target = t.plan->program.find_node(handle.value);
+    if (target == nullptr) continue;
+    const auto replicas = t.plan->tasks_of(target->name.value);
+    for (const auto& port : target->ports) {
+      std::string content;
+      for (const core::Task* r : replicas) {
+        if (const auto* endpoint = t.addresses.find({target->name.value, r->replica, port.value})) {
+          content += endpoint->to_string() + "\n";
+        }
+      }
+      out.emplace_back(options_.address_dir + "/" + core::address_file_name(target->name.value, port.value),
+                       std::move(content));
+    }
+  }
+  return out;
+}
+
+// Whether the address files `t` reads hold what it starts with; if not, it
+// looks again shortly (the launcher writes them as the addresses come in),
+// for kAddressFileWait at most.
+bool TaskRunner::address_files_ready(Task& t) {
+  std::string stale;
+  for (const auto& [path, content] : expected_address_files(t)) {
+    std::ifstream in(path, std::ios::binary);
+    std::string held((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (held != content) {
+      stale = path;
+      break;
+    }
+  }
+  const auto now = Clock::now();
+  if (stale.empty()) {
+    t.files_check_at.reset();
+    return true;
+  }
+  if (!t.files_wait_until) t.files_wait_until = now + kAddressFileWait;
+  if (now >= *t.files_wait_until) {
+    report(*t.task, "its address file " + stale + " does not hold the addresses it starts with (the node "
+                    "resized meanwhile?); starting with the file as it is");
+    t.files_check_at.reset();
+    return true;
+  }
+  t.files_check_at = now + kAddressFileRecheck;
+  return false;
+}
+
 void TaskRunner::launch(Task& t) {
+  if (!address_files_ready(t)) return;  // stays waiting
   core::EnvMap added = added_environment(*t.plan, *t.task, t.addresses, t.launch,
                                          options_.launcher_binds_gpus, options_.advertise_host,
                                          options_.address_dir);
@@ -372,8 +434,9 @@ void TaskRunner::watched(const pollfd* fds, std::size_t count) {
 void TaskRunner::fire_timeouts(Clock::time_point now) {
   std::vector<TaskId> due;
   for (const auto& [id, t] : tasks_) {
+    const bool files_due = t->state == Task::State::waiting && t->files_check_at && now >= *t->files_check_at;
     const bool waited_out = t->state == Task::State::waiting && now >= t->wire_deadline;
-    if (waited_out || (t->kill_at && now >= *t->kill_at)) due.push_back(id);
+    if (files_due || waited_out || (t->kill_at && now >= *t->kill_at)) due.push_back(id);
   }
   for (TaskId id : due) {
     auto it = tasks_.find(id);
@@ -381,7 +444,11 @@ void TaskRunner::fire_timeouts(Clock::time_point now) {
     Task& t = *it->second;
     switch (t.state) {
       case Task::State::waiting:
-        fail(t, 1, wire_timeout_message(options_.wire_timeout, t.missing));
+        if (t.missing.empty() && t.files_check_at) {
+          launch(t);  // its address files, once more
+        } else {
+          fail(t, 1, wire_timeout_message(options_.wire_timeout, t.missing));
+        }
         break;
       case Task::State::running:
         t.kill_at.reset();
@@ -404,6 +471,7 @@ std::optional<TaskRunner::Clock::time_point> TaskRunner::deadline() const {
   };
   for (const auto& [id, t] : tasks_) {
     if (t->state == Task::State::waiting) consider(t->wire_deadline);
+    if (t->files_check_at) consider(*t->files_check_at);
     if (t->kill_at) consider(*t->kill_at);
   }
   return next;

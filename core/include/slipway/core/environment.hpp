@@ -10,6 +10,7 @@
 // ResolvedAddresses throws MissingAddress naming it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -114,6 +115,26 @@ EnvMap gpu_environment(const Task& task, bool launcher_binds_gpus);
 
 // UCX_TLS / UCX_NET_DEVICES / UCX_RNDV_THRESH from the node's [ucx] table.
 EnvMap ucx_environment(const NodeSpec& node);
+
+// A handled node with more replicas than this (in the plan given: the
+// live ones) has no SLIPWAY_ADDR_<NODE>_<PORT>: the list would pass a safe
+// size for one environment string (the kernel refuses one over 128 KiB at
+// exec; 2048 addresses take 45 KiB at most). The task reads the list from
+// SLIPWAY_ADDR_FILE_<NODE>_<PORT> instead (docs/contract.md).
+inline constexpr std::size_t kMaxAddressesInVariable = 2048;
+
+// The address lists of `task`'s handles that go through their files only.
+struct AddressFileOnly {
+  std::string node;
+  std::string port;
+  std::uint32_t replicas = 0;
+};
+std::vector<AddressFileOnly> addresses_in_files_only(const Plan& plan, const Task& task);
+
+// What `slipway validate` and `slipway plan` note: for each handle of a
+// node that may run more than kMaxAddressesInVariable replicas, that its
+// address list may come through the file only.
+std::vector<std::string> address_file_notes(const Program& program);
 
 // SLIPWAY_ADDR_FILE_<NODE>_<PORT> for every port of every node the task
 // handles: `dir`/NODE.PORT, the file the launcher keeps the live addresses

@@ -121,6 +121,10 @@ class TaskRunner final : public base::PollSource {
   struct Prepared;
   std::unique_ptr<Task> make_task(const TaskStart& start);
   void launch(Task& t);
+  std::vector<std::pair<std::string, std::string>> expected_address_files(const Task& t) const;
+  bool address_files_ready(Task& t);
+  static constexpr std::chrono::milliseconds kAddressFileRecheck{20};
+  static constexpr std::chrono::milliseconds kAddressFileWait{5000};
   void resolve_and_launch(Task& t);
   void finish(Task& t, base::ExitStatus status);
   void fail(Task& t, int code, const std::string& message);
