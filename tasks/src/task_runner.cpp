@@ -129,7 +129,12 @@ std::unique_ptr<TaskRunner::Task> TaskRunner::make_task(const TaskStart& start) 
   t->starter_env = start.env;
   const std::string& advertised =
       advertised_host(plan.host(task), options_.advertise_host, host_name_);
-  const base::PortRange range = epoch_port_range(base::default_port_range(), start.launch.epoch);
+  // Only a world's ports change halves with its epoch; a task of a node in
+  // none (every framework but none forms a world) draws from the whole
+  // range, so that one host can hold twice as many of them.
+  const bool world = plan.node(task).framework.value != core::Framework::none;
+  const base::PortRange range = world ? epoch_port_range(base::default_port_range(), start.launch.epoch)
+                                      : base::default_port_range();
   for (const auto& port_name : task.ports) {
     t->ports.push_back(base::HeldPort::acquire(port_name, range));
     t->addresses.set(core::AddressRef{task.node, task.replica, port_name},

@@ -6,8 +6,9 @@
 // (take_ended()).
 //
 // Contract, for each task started on an attempt:
-//  1. prepare() holds the task's named ports (held_port.hpp; from the half
-//     of the range its epoch's parity gives, epoch_port_range) and joins the
+//  1. prepare() holds the task's named ports (held_port.hpp; a world's task
+//     from the half of the range its epoch's parity gives, epoch_port_range,
+//     a task in none from the whole range) and joins the
 //     control plane (task_control.hpp) with them published, for every task
 //     given in one trip; start() without prepare() makes the trip alone.
 //     start() throws (nothing is left held or joined) when the task cannot
