@@ -687,6 +687,10 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     // the program already stopping, not count as a failure (the rendezvous
     // tells the launcher of a stop before it tells any task).
     if (fds[1].revents & POLLIN) on_wakeup();
+    // Address files before the sources: a task runner's task that waits
+    // for its handles' files finds them written for what it has heard.
+    for (const std::string& node : addresses_changed_) write_address_files(node);
+    addresses_changed_.clear();
     // Output before exits, so that a task's last lines come before the
     // launcher's word on how it ended.
     for (std::size_t k = 0; k < sources_.size(); ++k) {

@@ -65,6 +65,7 @@ struct TaskRunner::Task {
   // and start anyway after files_wait_until.
   std::optional<Clock::time_point> files_check_at;
   std::optional<Clock::time_point> files_wait_until;
+  int files_late_checks = 0;
   std::optional<Clock::time_point> kill_at;  // running: the grace's end; draining: the linger's
   pid_t pid = -1;
   bool hooks_ran = false;
@@ -267,7 +268,9 @@ bool TaskRunner::address_files_ready(Task& t) {
     return true;
   }
   if (!t.files_wait_until) t.files_wait_until = now + kAddressFileWait;
-  if (now >= *t.files_wait_until) {
+  // At least a few looks, whatever the clock says: a long turn of the loop
+  // (thousands of tasks started at once) must not use the wait up alone.
+  if (now >= *t.files_wait_until && ++t.files_late_checks > 3) {
     report(*t.task, "its address file " + stale + " does not hold the addresses it starts with (the node "
                     "resized meanwhile?); starting with the file as it is");
     t.files_check_at.reset();
