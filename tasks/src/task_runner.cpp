@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -57,7 +58,9 @@ struct TaskRunner::Task {
   core::EnvMap starter_env;
   std::vector<base::HeldPort> ports;
   core::ResolvedAddresses addresses;
-  std::vector<core::AddressRef> missing;
+  // What it still waits for, by rendezvous key (a key event finds its
+  // waiter in O(log n), whatever the number of keys waited for).
+  std::map<std::string, core::AddressRef> missing;
   State state = State::waiting;
   Clock::time_point wire_deadline{};
   // Every address is known, but an address file it reads its list from
@@ -72,25 +75,40 @@ struct TaskRunner::Task {
   std::unique_ptr<TaskOutput> output;
   base::ExitStatus status;
 
-  // Takes the values read for `missing` (same order); keeps what is still
-  // missing.
+  // Takes the values read for `missing` (in missing_keys() order); keeps
+  // what is still missing.
   void resolve(const std::vector<std::optional<std::string>>& values) {
-    std::vector<core::AddressRef> still;
-    for (std::size_t i = 0; i < missing.size(); ++i) {
+    std::size_t i = 0;
+    for (auto it = missing.begin(); it != missing.end(); ++i) {
       if (i < values.size() && values[i]) {
-        addresses.set(missing[i], published_address(missing[i], *values[i]));
+        addresses.set(it->second, published_address(it->second, *values[i]));
+        it = missing.erase(it);
       } else {
-        still.push_back(missing[i]);
+        ++it;
       }
     }
-    missing = std::move(still);
+  }
+
+  // One key's value, when it is one it waits for.
+  void resolve_key(const std::string& key, const std::optional<std::string>& value) {
+    auto it = missing.find(key);
+    if (it == missing.end() || !value) return;
+    addresses.set(it->second, published_address(it->second, *value));
+    missing.erase(it);
   }
 
   std::vector<std::string> missing_keys() const {
     std::vector<std::string> keys;
     keys.reserve(missing.size());
-    for (const auto& ref : missing) keys.push_back(core::keys::address(ref.node, ref.replica, ref.port));
+    for (const auto& [key, ref] : missing) keys.push_back(key);
     return keys;
+  }
+
+  std::vector<core::AddressRef> missing_refs() const {
+    std::vector<core::AddressRef> refs;
+    refs.reserve(missing.size());
+    for (const auto& [key, ref] : missing) refs.push_back(ref);
+    return refs;
   }
 };
 
@@ -142,7 +160,7 @@ std::unique_ptr<TaskRunner::Task> TaskRunner::make_task(const TaskStart& start) 
                      core::Endpoint{advertised, t->ports.back().port()});
   }
   for (const auto& ref : core::required_addresses(plan, task)) {
-    if (!t->addresses.find(ref)) t->missing.push_back(ref);
+    if (!t->addresses.find(ref)) t->missing.emplace(core::keys::address(ref.node, ref.replica, ref.port), ref);
   }
   return t;
 }
@@ -374,16 +392,20 @@ bool TaskRunner::reaped(pid_t pid, const base::ExitStatus& status) {
 void TaskRunner::key_changed(const std::string& key) {
   std::vector<TaskId> affected;
   for (const auto& [id, t] : tasks_) {
-    if (t->state != Task::State::waiting) continue;
-    for (const auto& ref : t->missing) {
-      if (core::keys::address(ref.node, ref.replica, ref.port) == key) {
-        affected.push_back(id);
-        break;
-      }
-    }
+    if (t->state == Task::State::waiting && t->missing.count(key)) affected.push_back(id);
   }
   for (TaskId id : affected) {
-    if (auto it = tasks_.find(id); it != tasks_.end()) resolve_and_launch(*it->second);
+    auto it = tasks_.find(id);
+    if (it == tasks_.end()) continue;
+    Task& t = *it->second;
+    try {
+      // That key alone: a task waiting for N keys reads each once.
+      const auto values = control_.read(t.id, {key});
+      if (!values.empty()) t.resolve_key(key, values.front());
+      if (t.missing.empty()) launch(t);
+    } catch (const std::exception& e) {
+      fail(t, 1, e.what());
+    }
   }
 }
 
@@ -455,7 +477,7 @@ void TaskRunner::fire_timeouts(Clock::time_point now) {
         if (t.missing.empty() && t.files_check_at) {
           launch(t);  // its address files, once more
         } else {
-          fail(t, 1, wire_timeout_message(options_.wire_timeout, t.missing));
+          fail(t, 1, wire_timeout_message(options_.wire_timeout, t.missing_refs()));
         }
         break;
       case Task::State::running:
