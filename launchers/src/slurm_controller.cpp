@@ -237,6 +237,9 @@ class SlurmRun : public LauncherLoop {
               units()[*unit].name);
         }
       }
+      // Room in the job first, then satellite jobs.
+      while (satellites_wanted(node) > 0 && host_in_job(node)) {
+      }
       const std::uint32_t wanted = satellites_wanted(node);
       std::uint32_t pending = satellites_.pending_for(node);
       for (; pending > wanted; --pending) {
@@ -402,6 +405,19 @@ class SlurmRun : public LauncherLoop {
   // same turn without a step yet (a world's new epoch; replicas an elastic
   // node adds, bound to their planned hosts) count on the host they had.
   std::string choose_host(std::size_t unit, const StepRequest& step) {
+    if (auto host = host_with_room(unit, step, false)) return *host;
+    std::string lost;
+    for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
+    throw NoRoom("no host of job " + job_.job_id + " has room for " + step.unit_name +
+                             " (" + std::to_string(step.cpus) + " cpus, " +
+                             std::to_string(step.gpus) + " gpus)" +
+                             (lost.empty() ? "" : "; lost hosts: " + lost));
+  }
+
+  // A host of the job with room for `unit` now (what running steps and
+  // starting units hold leaves room), or, unless `now_only`, once the steps
+  // of ended units have finished.
+  std::optional<std::string> host_with_room(std::size_t unit, const StepRequest& step, bool now_only) {
     std::map<std::string, core::HostDemand> held, used;
     for (const auto& [pid, step_held] : live_steps_) {
       held[step_held.host].cpus += step_held.cpus;
@@ -423,16 +439,29 @@ class SlurmRun : public LauncherLoop {
     std::set<std::string> excluded = lost_hosts_;
     excluded.insert(placeholders_.begin(), placeholders_.end());
     for (const auto* taken : {&held, &used}) {
-      if (auto host = core::host_for_relaunch(plan(), unit_host_[unit], need, *taken, excluded)) {
-        return *host;
-      }
+      if (now_only && taken == &used) break;
+      if (auto host = core::host_for_relaunch(plan(), unit_host_[unit], need, *taken, excluded)) return host;
     }
-    std::string lost;
-    for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
-    throw NoRoom("no host of job " + job_.job_id + " has room for " + step.unit_name +
-                             " (" + std::to_string(step.cpus) + " cpus, " +
-                             std::to_string(step.gpus) + " gpus)" +
-                             (lost.empty() ? "" : "; lost hosts: " + lost));
+    return std::nullopt;
+  }
+
+  // A slot `node` wants hosted finds room in the job itself (a node that
+  // finished, or shrank, left it): hosted there, with no satellite job.
+  bool host_in_job(const std::string& node) {
+    const auto slots = plan().tasks_of(node);
+    for (const core::Task* task : slots) {
+      const std::size_t unit = unit_of_task(task->name());
+      if (!placeholders_.count(unit_host_[unit]) || satellites_.of_unit(unit)) continue;
+      // The next slot to be hosted is the lowest placeholder one.
+      const auto host = host_with_room(unit, step_for_unit(plan(), units()[unit]), true);
+      if (!host) return false;
+      const std::size_t granted = satellite_granted(node, "room on " + *host + " of job " + job_.job_id);
+      unit_host_[granted] = *host;
+      say(node + ": room on " + *host + " of job " + job_.job_id + " for " + units()[granted].name +
+          " (no satellite job needed)");
+      return true;
+    }
+    return false;
   }
 
   const SlurmLaunchOptions& options_;
