@@ -42,6 +42,18 @@ void read_slurm_word(Reader& r, const toml::node& v, Located<std::string>& field
   field.value = std::move(*s);
 }
 
+// "WHAT is 'S', which is not one of A, B; did you mean 'A'?" at `v`.
+void not_one_of(Reader& r, const toml::node& v, const std::string& what, const std::string& s,
+                const std::vector<std::string_view>& names) {
+  std::string message = what + " is '" + shown(s) + "', which is not one of ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    message += (i == 0 ? "" : ", ") + std::string(names[i]);
+  }
+  const std::string_view suggestion = closest_key(s, names);
+  if (!suggestion.empty()) message += "; did you mean '" + std::string(suggestion) + "'?";
+  r.error(location_of(v), std::move(message));
+}
+
 template <class Enum>
 void read_enum(Reader& r, const toml::node& v, Located<Enum>& field, const std::string& what,
                std::optional<Enum> (*from_string)(std::string_view),
@@ -53,13 +65,17 @@ void read_enum(Reader& r, const toml::node& v, Located<Enum>& field, const std::
     field.value = *e;
     return;
   }
-  std::string message = what + " is '" + shown(*s) + "', which is not one of ";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    message += (i == 0 ? "" : ", ") + std::string(names[i]);
-  }
-  const std::string_view suggestion = closest_key(*s, names);
-  if (!suggestion.empty()) message += "; did you mean '" + std::string(suggestion) + "'?";
-  r.error(location_of(v), std::move(message));
+  not_one_of(r, v, what, *s, names);
+}
+
+// One of two words: false for `off`, true for `on`.
+std::optional<bool> read_either(Reader& r, const toml::node& v, const std::string& what, std::string_view off,
+                                std::string_view on) {
+  auto s = r.string(v, what);
+  if (!s) return std::nullopt;
+  if (*s == off || *s == on) return *s == on;
+  not_one_of(r, v, what, *s, {off, on});
+  return std::nullopt;
 }
 
 // tls / net_devices: a comma-separated string or an array of strings.
@@ -370,23 +386,9 @@ void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>
   for (const auto& [key, value] : *t) {
     const std::string key_what = "'elastic." + shown(key.str()) + "'" + in;
     if (key == "grow") {
-      auto s = r.string(value, key_what);
-      if (!s) continue;
-      if (*s == "auto" || *s == "manual") {
-        field.value.grow_manual = *s == "manual";
-      } else {
-        r.error(location_of(value), key_what + " is '" + shown(*s) +
-                                        "', which is not one of auto, manual");
-      }
+      if (auto manual = read_either(r, value, key_what, "auto", "manual")) field.value.grow_manual = manual;
     } else if (key == "on_loss") {
-      auto s = r.string(value, key_what);
-      if (!s) continue;
-      if (*s == "replace" || *s == "shrink") {
-        field.value.shrink_on_loss = *s == "shrink";
-      } else {
-        r.error(location_of(value), key_what + " is '" + shown(*s) +
-                                        "', which is not one of replace, shrink");
-      }
+      if (auto shrink = read_either(r, value, key_what, "replace", "shrink")) field.value.shrink_on_loss = shrink;
     } else if (key == "settle") {
       if (auto ms = read_seconds_ms(r, value, key_what)) field.value.settle_ms = *ms;
     } else if (key == "satellites" || key == "satellite_wait") {

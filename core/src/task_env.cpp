@@ -35,20 +35,6 @@ EnvMap contract_environment(const Plan& plan, const Task& task, TaskLaunch launc
   return env;
 }
 
-std::vector<AddressFileOnly> addresses_in_files_only(const Plan& plan, const Task& task) {
-  std::vector<AddressFileOnly> out;
-  for (const auto& handle : plan.node(task).handles) {
-    const NodeSpec* target = plan.program.find_node(handle.value);
-    if (target == nullptr) continue;
-    const auto replicas = plan.tasks_of(target->name.value);
-    if (replicas.size() <= kMaxAddressesInVariable) continue;
-    for (const auto& port : target->ports) {
-      out.push_back({target->name.value, port.value, static_cast<std::uint32_t>(replicas.size())});
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> address_file_notes(const Program& program) {
   std::vector<std::string> out;
   for (const NodeSpec& node : program.nodes) {

@@ -541,6 +541,7 @@ void LauncherLoop::on_wakeup() {
     std::lock_guard lock(queue_mutex_);
     events.swap(events_);
   }
+  std::set<std::string> addresses_changed;  // nodes
   for (const auto& event : events) {
     if (const auto* joined = std::get_if<MemberJoined>(&event)) {
       on_member_joined(*joined);
@@ -558,7 +559,7 @@ void LauncherLoop::on_wakeup() {
       }
       if (key.starts_with(core::keys::kAddressPrefix)) {
         const std::size_t begin = core::keys::kAddressPrefix.size();
-        addresses_changed_.insert(key.substr(begin, key.find('/', begin) - begin));
+        addresses_changed.insert(key.substr(begin, key.find('/', begin) - begin));
       }
       key_changed(key);
       continue;
@@ -568,6 +569,9 @@ void LauncherLoop::on_wakeup() {
     control_->announce_stop(reason);
     carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
   }
+  // Written as soon as heard, before the turn's sources run: a task runner's
+  // task that waits for its handles' files finds them as it heard them.
+  for (const std::string& node : addresses_changed) write_address_files(node);
 }
 
 LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
@@ -687,10 +691,6 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     // the program already stopping, not count as a failure (the rendezvous
     // tells the launcher of a stop before it tells any task).
     if (fds[1].revents & POLLIN) on_wakeup();
-    // Address files before the sources: a task runner's task that waits
-    // for its handles' files finds them written for what it has heard.
-    for (const std::string& node : addresses_changed_) write_address_files(node);
-    addresses_changed_.clear();
     // Output before exits, so that a task's last lines come before the
     // launcher's word on how it ended.
     for (std::size_t k = 0; k < sources_.size(); ++k) {
@@ -702,8 +702,6 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     apply_resizes(Clock::now());
     if (!finished_) turn_done();
     start_queued();
-    for (const std::string& node : addresses_changed_) write_address_files(node);
-    addresses_changed_.clear();
   }
   // Nothing of the program outlives the launcher.
   base::terminate_descendants(milliseconds(2000));

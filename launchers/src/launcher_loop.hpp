@@ -225,7 +225,6 @@ class LauncherLoop {
   std::unique_ptr<ElasticNodes> elastic_;
   std::shared_ptr<const core::Plan> live_plan_;
   std::map<std::string, std::string> address_files_;  // by file name: what it holds now
-  std::set<std::string> addresses_changed_;           // nodes whose addresses changed this turn
   std::set<std::string> handled_nodes_;               // nodes some node handles (their address files)
 };
 

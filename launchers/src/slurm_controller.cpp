@@ -64,6 +64,18 @@ std::string scontrol(const std::vector<std::string>& commands) {
   return output;
 }
 
+// This process's environment ("NAME=VALUE" entries) without those `drop`
+// says so.
+std::vector<std::string> environment_without(const std::function<bool(std::string_view)>& drop) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    if (!drop(*e)) env.emplace_back(*e);
+  }
+  return env;
+}
+
+const auto keep_all = [](std::string_view) { return false; };
+
 // What a command printed on its standard output and error, and how it
 // ended (sbatch, scancel: short outputs).
 struct Captured {
@@ -253,8 +265,6 @@ class SlurmRun : public LauncherLoop {
     }
   }
 
-
-
   // srun turns SIGTERM into SIGKILL for its tasks: a graceful stop goes
   // through the rendezvous instead, and a kill through srun.
   void signal_unit(std::size_t unit, UnitHandle step, int sig) override {
@@ -316,10 +326,10 @@ class SlurmRun : public LauncherLoop {
     step.agent_argv.insert(step.agent_argv.begin(), agent.begin(), agent.end());
     base::SpawnOptions spawn;
     spawn.argv = srun_command(step);
-    for (char** e = environ; *e; ++e) {
-      // A satellite's step takes nothing of the allocation's SLURM_* variables.
-      if (!step_drops_variable(*e) && (in_job || !satellite_drops_variable(*e))) spawn.env.emplace_back(*e);
-    }
+    // A satellite's step takes nothing of the allocation's SLURM_* variables.
+    spawn.env = environment_without([in_job](std::string_view entry) {
+      return step_drops_variable(entry) || (!in_job && satellite_drops_variable(entry));
+    });
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());
     for (auto& entry : step_environment(step)) spawn.env.push_back(std::move(entry));
     spawn.new_process_group = true;
@@ -351,10 +361,7 @@ class SlurmRun : public LauncherLoop {
     request.account = spec.account.value;
     request.qos = spec.qos.value;
     request.constraint = spec.constraint.value;
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-      if (!satellite_drops_variable(*e)) env.emplace_back(*e);
-    }
+    std::vector<std::string> env = environment_without(satellite_drops_variable);
     env.push_back(std::string(core::env::kRunDir) + "=" + run_dir().path());
     std::string why;
     try {
@@ -376,10 +383,8 @@ class SlurmRun : public LauncherLoop {
 
   void cancel_satellite(const std::string& id) {
     satellites_.remove(id);
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) env.emplace_back(*e);
     try {
-      Captured scancel = run_captured({"scancel", id}, std::move(env));
+      Captured scancel = run_captured({"scancel", id}, environment_without(keep_all));
       if (!scancel.exit.success()) {
         say("scancel " + id + " " + scancel.exit.describe() + ": " + first_line(scancel.err));
       }
@@ -534,7 +539,7 @@ LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Pr
   setenv(core::env::kLaunchInSalloc, "1", 1);
   base::SpawnOptions spawn;
   spawn.argv = std::move(argv);
-  for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+  spawn.env = environment_without(keep_all);
   spawn.new_process_group = false;
   // Killed ourselves (the `srun` pid a user may kill -9): salloc revokes
   // the allocation, as it did when it ran in our place.

@@ -25,6 +25,16 @@ wait_until() {
   done
 }
 
+# wait_for_child SECONDS PID: waits that long at most for a process this
+# shell started in the background; sets $status to its exit status.
+wait_for_child() {
+  set +e
+  timeout "$1" tail --pid="$2" -f /dev/null
+  wait "$2"
+  status=$?
+  set -e
+}
+
 # run_logged OUTFILE COMMAND...: runs it, shows its output, sets $status.
 run_logged() {
   local out=$1

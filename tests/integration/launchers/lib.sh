@@ -29,13 +29,7 @@ run_slipway() {
 
 # wait_for_exit PID: waits up to 60 s for a launcher started in the
 # background; sets $status.
-wait_for_exit() {
-  set +e
-  timeout 60 tail --pid="$1" -f /dev/null
-  wait "$1"
-  status=$?
-  set -e
-}
+wait_for_exit() { wait_for_child 60 "$1"; }
 
 expect_status() {
   [ "$status" -eq "$1" ] || fail "expected exit status $1, got $status"

@@ -23,11 +23,7 @@ topology() {
 # test started in the background, shows its output OUT and sets $status to
 # its exit status.
 wait_for_launcher() {
-  set +e
-  timeout 90 tail --pid="$1" -f /dev/null
-  wait "$1"
-  status=$?
-  set -e
+  wait_for_child 90 "$1"
   sed 's/^/    /' "$2"
 }
 

@@ -123,14 +123,6 @@ EnvMap ucx_environment(const NodeSpec& node);
 // SLIPWAY_ADDR_FILE_<NODE>_<PORT> instead (docs/contract.md).
 inline constexpr std::size_t kMaxAddressesInVariable = 2048;
 
-// The address lists of `task`'s handles that go through their files only.
-struct AddressFileOnly {
-  std::string node;
-  std::string port;
-  std::uint32_t replicas = 0;
-};
-std::vector<AddressFileOnly> addresses_in_files_only(const Plan& plan, const Task& task);
-
 // What `slipway validate` and `slipway plan` note: for each handle of a
 // node that may run more than kMaxAddressesInVariable replicas, that its
 // address list may come through the file only.
