@@ -3,6 +3,7 @@
 # tests/cluster/run-system-test.sh: SLURM_CONF is set, the working directory
 # is a scratch directory every host sees).
 set -euo pipefail
+# shellcheck source=tests/lib/checks.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../lib/checks.sh"
 : "${SLIPWAY:?SLIPWAY must point at the slipway binary}"
 : "${SLIPWAY_SOURCE_DIR:?}"
