@@ -51,7 +51,8 @@ void print_table(const core::Plan& plan) {
     const auto& node = plan.node(t);
     std::vector<std::string> gpu_ids;
     for (auto g : t.gpus) gpu_ids.push_back(std::to_string(g));
-    std::string framework(core::to_string(*node.framework));
+    // A replay node runs no framework: the column says what it runs.
+    std::string framework(*node.type == core::NodeType::replay ? "replay" : core::to_string(*node.framework));
     if (*node.daemon) framework += " (daemon)";
     rows.push_back({t.name(), plan.host(t).name, std::to_string(t.cpus), join(gpu_ids, ","),
                     t.mem_mb == 0 ? "-" : core::format_memory_mb(t.mem_mb), join(t.ports, ","), framework});

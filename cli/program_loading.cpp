@@ -3,7 +3,9 @@
 
 #include <cstdio>
 
+#include "program_paths.hpp"
 #include "slipway/core/diagnostic.hpp"
+#include "slipway/core/replay_config.hpp"
 
 namespace slipway::cli {
 
@@ -13,6 +15,7 @@ std::optional<core::Program> load_program(const std::string& path) {
     std::fprintf(stderr, "%s\n", core::format_diagnostic(d).c_str());
   }
   if (!topology.ok()) return std::nullopt;
+  core::set_replay_program(*topology.program, sibling_program(std::string(core::kReplayProgram)));
   return std::move(topology.program);
 }
 

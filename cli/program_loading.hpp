@@ -10,7 +10,8 @@
 namespace slipway::cli {
 
 // The valid program of the topology at `path` ("-": standard input), or
-// nothing after printing its problems.
+// nothing after printing its problems. Its replay nodes run the
+// slipway-replay next to this `slipway` (sibling_program).
 std::optional<core::Program> load_program(const std::string& path);
 
 }  // namespace slipway::cli

@@ -27,6 +27,14 @@ int run_validate(const std::string& path) {
               program.nodes.size(), program.nodes.size() == 1 ? "" : "s", tasks.c_str(),
               max_tasks == 1 ? "" : "s");
   for (const std::string& note : core::address_file_notes(program)) std::printf("note: %s\n", note.c_str());
+  for (const auto& node : program.nodes) {
+    if (*node.type != core::NodeType::replay) continue;
+    std::string tables;
+    for (const auto& table : node.replay.tables) {
+      tables += (tables.empty() ? "" : ", ") + *table.name + " (" + std::string(core::to_string(*table.kind)) + ")";
+    }
+    std::printf("replay node %s: %s, tables %s\n", node.name->c_str(), node.command->front().c_str(), tables.c_str());
+  }
   return 0;
 }
 

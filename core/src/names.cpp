@@ -32,9 +32,30 @@ constexpr std::array<std::pair<Framework, std::string_view>, 7> kFrameworks{{
     {Framework::paddle, "paddle"},
     {Framework::mpi, "mpi"},
 }};
-constexpr std::array<std::pair<NodeType, std::string_view>, 2> kNodeTypes{{
+constexpr std::array<std::pair<NodeType, std::string_view>, 3> kNodeTypes{{
     {NodeType::exec, "exec"},
     {NodeType::courier, "courier"},
+    {NodeType::replay, "replay"},
+}};
+constexpr std::array<std::pair<ReplayTableKind, std::string_view>, 4> kReplayKinds{{
+    {ReplayTableKind::table, "table"},
+    {ReplayTableKind::queue, "queue"},
+    {ReplayTableKind::stack, "stack"},
+    {ReplayTableKind::work, "work"},
+}};
+constexpr std::array<std::pair<ReplaySelectorType, std::string_view>, 6> kReplaySelectors{{
+    {ReplaySelectorType::uniform, "uniform"},
+    {ReplaySelectorType::fifo, "fifo"},
+    {ReplaySelectorType::lifo, "lifo"},
+    {ReplaySelectorType::max_heap, "max_heap"},
+    {ReplaySelectorType::min_heap, "min_heap"},
+    {ReplaySelectorType::prioritized, "prioritized"},
+}};
+constexpr std::array<std::pair<ReplayRateLimiterType, std::string_view>, 4> kReplayRateLimiters{{
+    {ReplayRateLimiterType::ratio, "ratio"},
+    {ReplayRateLimiterType::min_size, "min_size"},
+    {ReplayRateLimiterType::queue, "queue"},
+    {ReplayRateLimiterType::stack, "stack"},
 }};
 
 template <class Enum, std::size_t N>
@@ -97,5 +118,17 @@ std::string_view to_string(Framework f) { return enum_name(kFrameworks, f); }
 std::optional<Framework> framework_from_string(std::string_view s) { return enum_value(kFrameworks, s); }
 std::string_view to_string(NodeType t) { return enum_name(kNodeTypes, t); }
 std::optional<NodeType> node_type_from_string(std::string_view s) { return enum_value(kNodeTypes, s); }
+std::string_view to_string(ReplayTableKind k) { return enum_name(kReplayKinds, k); }
+std::optional<ReplayTableKind> replay_table_kind_from_string(std::string_view s) {
+  return enum_value(kReplayKinds, s);
+}
+std::string_view to_string(ReplaySelectorType t) { return enum_name(kReplaySelectors, t); }
+std::optional<ReplaySelectorType> replay_selector_from_string(std::string_view s) {
+  return enum_value(kReplaySelectors, s);
+}
+std::string_view to_string(ReplayRateLimiterType t) { return enum_name(kReplayRateLimiters, t); }
+std::optional<ReplayRateLimiterType> replay_rate_limiter_from_string(std::string_view s) {
+  return enum_value(kReplayRateLimiters, s);
+}
 
 }  // namespace slipway::core

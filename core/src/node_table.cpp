@@ -8,6 +8,7 @@
 
 #include "limits.hpp"
 #include "names.hpp"
+#include "replay_table.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/core/quantities.hpp"
 
@@ -40,18 +41,6 @@ void read_slurm_word(Reader& r, const toml::node& v, Located<std::string>& field
     return;
   }
   field.value = std::move(*s);
-}
-
-// "WHAT is 'S', which is not one of A, B; did you mean 'A'?" at `v`.
-void not_one_of(Reader& r, const toml::node& v, const std::string& what, const std::string& s,
-                const std::vector<std::string_view>& names) {
-  std::string message = what + " is '" + shown(s) + "', which is not one of ";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    message += (i == 0 ? "" : ", ") + std::string(names[i]);
-  }
-  const std::string_view suggestion = closest_key(s, names);
-  if (!suggestion.empty()) message += "; did you mean '" + std::string(suggestion) + "'?";
-  r.error(location_of(v), std::move(message));
 }
 
 template <class Enum>
@@ -192,11 +181,11 @@ const std::vector<std::string_view>& framework_names() {
 }
 
 const std::vector<std::string_view>& node_type_names() {
-  static const std::vector<std::string_view> names{"exec", "courier"};
+  static const std::vector<std::string_view> names{"exec", "courier", "replay"};
   return names;
 }
 
-const std::array<NodeKey, 23> kNodeKeys{{
+const std::array<NodeKey, 25> kNodeKeys{{
     {"command", false,
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
        n.command.where = location_of(v);
@@ -369,9 +358,22 @@ const std::array<NodeKey, 23> kNodeKeys{{
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
        read_elastic_table(r, v, n.elastic, what, false);
      }},
+    {"tables", false, &read_replay_tables},
+    {"checkpoint", false, &read_replay_checkpoint},
 }};
 
 }  // namespace
+
+void not_one_of(Reader& r, const toml::node& v, const std::string& what, const std::string& s,
+                const std::vector<std::string_view>& names) {
+  std::string message = what + " is '" + shown(s) + "', which is not one of ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    message += (i == 0 ? "" : ", ") + std::string(names[i]);
+  }
+  const std::string_view suggestion = closest_key(s, names);
+  if (!suggestion.empty()) message += "; did you mean '" + std::string(suggestion) + "'?";
+  r.error(location_of(v), std::move(message));
+}
 
 void read_elastic_table(Reader& r, const toml::node& v, Located<ElasticSettings>& field,
                         const std::string& what, bool program_level) {
@@ -461,6 +463,7 @@ const std::vector<std::string_view>& topology_keys(std::string_view table) {
     return keys;
   }();
   static const std::vector<std::string_view> none;
+  if (const auto* replay = replay_table_keys(table)) return *replay;
   if (table.empty()) return top;
   if (table == "program") return program;
   if (table == "defaults") return defaults;

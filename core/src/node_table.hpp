@@ -20,6 +20,10 @@ bool allowed_in_defaults(std::string_view key);
 void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
                      std::string_view where_text, bool is_defaults);
 
+// "WHAT is 'S', which is not one of A, B; did you mean 'A'?" at `v`.
+void not_one_of(Reader& r, const toml::node& v, const std::string& what, const std::string& s,
+                const std::vector<std::string_view>& names);
+
 // Reads an elastic table ([node.NAME.elastic], [program.elastic]) into
 // `field`; `what` names it in messages ("'elastic' in node 'actor'").
 // The satellite keys are read only in [program.elastic] (program_level).

@@ -3,6 +3,7 @@
 #include "slipway/core/environment.hpp"
 
 #include "slipway/core/contract.hpp"
+#include "slipway/core/replay_config.hpp"
 
 namespace slipway::core {
 
@@ -97,6 +98,7 @@ EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,
   const EnvMap files =
       options.address_dir.empty() ? EnvMap{} : address_file_environment(plan, task, options.address_dir);
   for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, launch, addresses), files,
+                              replay_environment(node),
                               framework_environment(plan, task, launch, addresses),
                               gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {
     for (const auto& [name, value] : layer) env[name] = value;

@@ -10,6 +10,7 @@
 #include "names.hpp"
 #include "node_table.hpp"
 #include "reader.hpp"
+#include "replay_table.hpp"
 #include "validate.hpp"
 
 namespace slipway::core {
@@ -98,11 +99,12 @@ bool read_nodes(Reader& r, const toml::node& v, const toml::table* defaults, Pro
 }
 
 // Defaults for what the file left unset: max_retries from [program], workdir
-// from the topology's directory.
+// from the topology's directory, a replay node's command and daemon.
 void finish_nodes(Program& program) {
   const std::filesystem::path base(program.base_dir);
   for (NodeSpec& node : program.nodes) {
     if (!node.max_retries.where.known()) node.max_retries = program.max_retries;
+    finish_replay_node(node);
     if (node.workdir.value.empty()) {
       node.workdir.value = program.base_dir;
     } else {

@@ -64,7 +64,7 @@ void check_node_names(Reader& r, const Program& program) {
 }
 
 void check_command(Reader& r, const NodeSpec& node) {
-  if (!node.command.where.known()) {
+  if (!node.command.where.known() && node.type.value != NodeType::replay) {
     r.error(node.name.where, "node " + in_quotes(node.name.value) +
                                  " has no command; add command = [\"program\", \"arg\"] or "
                                  "command = \"program arg\"");
@@ -244,6 +244,7 @@ void validate_program(Reader& r, const Program& program) {
     check_ports(r, node);
     check_env(r, node);
     check_handles(r, program, node);
+    check_replay(r, node);
   }
   check_colocate_groups(r, program);
   check_scale(r, program);

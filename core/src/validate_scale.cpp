@@ -10,6 +10,7 @@
 #include "slipway/core/contract.hpp"
 #include "slipway/core/environment.hpp"
 #include "slipway/core/plan_json.hpp"
+#include "slipway/core/replay_config.hpp"
 #include "validate.hpp"
 
 namespace slipway::core {
@@ -69,6 +70,7 @@ std::uint64_t check_exec_size(Reader& r, const Program& program, const NodeSpec&
       total += variable_bytes(variable.size(), address_list_bytes(target->replicas.value.max));
     }
   }
+  for (const auto& [name, value] : replay_environment(node)) total += variable_bytes(name.size(), value.size());
   if (node.framework.value == Framework::paddle) {
     const std::uint64_t bytes =
         variable_bytes(std::string_view("PADDLE_TRAINER_ENDPOINTS").size(), address_list_bytes(node.replicas.value.max));

@@ -1,6 +1,7 @@
 // The docs match the code: docs/topology.md has a row for every key the
-// parser knows and names every framework, implicit port and framework
-// variable; docs/plan-json.md names every field plan_to_json writes.
+// parser knows (a replay node's too) and names every framework, implicit
+// port and framework variable; docs/plan-json.md names every field
+// plan_to_json writes, a replay node's configuration included.
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -35,7 +36,7 @@ void collect_keys(const nlohmann::json& j, std::set<std::string>& keys) {
 
 TEST_CASE("docs/topology.md documents every key the parser knows", "[core][docs]") {
   const std::string doc = read_doc(SLIPWAY_TOPOLOGY_DOC);
-  for (const char* table : {"", "program", "defaults", "node", "ucx", "elastic"}) {
+  for (const char* table : {"", "program", "defaults", "node", "ucx", "elastic", "tables", "rate_limiter", "checkpoint"}) {
     for (std::string_view key : topology_keys(table)) {
       INFO("table [" << table << "] key " << key);
       CHECK(doc.find("| `" + std::string(key) + "` |") != std::string::npos);
@@ -67,9 +68,18 @@ name = "doc"
 [node.a]
 command = "a"
 ucx = { tls = "tcp", net_devices = "eth0", rndv_thresh = "8k" }
+[node.r]
+type = "replay"
+[node.r.tables.t]
+sampler = { prioritized = 0.6 }
+rate_limiter = { samples_per_insert = 2, error_buffer = 4 }
+[node.r.tables.m]
+[node.r.checkpoint]
+every = "1m"
+path = "ckpt"
 )");
   std::set<std::string> keys;
-  collect_keys(plan_to_json(test::plan_ok(p, test::hosts(1, 1))), keys);
+  collect_keys(plan_to_json(test::plan_ok(p, test::hosts(1, 2))), keys);
   for (const std::string& key : keys) {
     INFO(key);
     CHECK(doc.find("`" + key + "`") != std::string::npos);

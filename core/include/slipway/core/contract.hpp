@@ -27,6 +27,7 @@ inline constexpr const char* kToken = "SLIPWAY_TOKEN";        // the program's s
 inline constexpr const char* kPortPrefix = "SLIPWAY_PORT_";   // + <PORT>: the port to listen on
 inline constexpr const char* kAddressPrefix = "SLIPWAY_ADDR_";  // + <NODE>_<PORT>: peers' host:port list
 inline constexpr const char* kAddressFilePrefix = "SLIPWAY_ADDR_FILE_";  // + <NODE>_<PORT>: the live list's file
+inline constexpr const char* kReplayConfig = "SLIPWAY_REPLAY_CONFIG";  // a replay node's tables (JSON)
 
 // --- Set by a launcher for its agents and steps --------------------------
 inline constexpr const char* kRunDir = "SLIPWAY_RUN_DIR";            // the run's directory

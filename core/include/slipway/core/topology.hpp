@@ -18,11 +18,15 @@
 #include <vector>
 
 #include "slipway/core/diagnostic.hpp"
+#include "slipway/core/replay_settings.hpp"
 
 namespace slipway::core {
 
 enum class Framework { none, torch, tensorflow, jax, horovod, paddle, mpi };
-enum class NodeType { exec, courier };
+// exec: runs its command; courier: runs its command, reached by courier RPC
+// through its name; replay: runs slipway's replay server (kReplayProgram)
+// over its tables, reached by courier too.
+enum class NodeType { exec, courier, replay };
 
 std::string_view to_string(Framework f);
 std::optional<Framework> framework_from_string(std::string_view s);
@@ -95,6 +99,7 @@ struct NodeSpec {
   Located<std::uint32_t> time_minutes{0};       // key `time`; 0 = no limit set
   Located<UcxSettings> ucx;
   Located<ElasticSettings> elastic;             // its own table; [program.elastic] fills the rest
+  ReplaySettings replay;                        // type = "replay" only: tables and checkpoint
 
   bool handles_node(std::string_view other) const;
 };
@@ -146,7 +151,9 @@ TopologyResult load_topology(const std::string& path);
 TopologyResult parse_topology(std::string_view text, const std::string& filename);
 
 // The keys the parser knows in one table: "" (top level), "program",
-// "defaults", "node", "ucx", "elastic". Used by the docs check and for suggestions.
+// "defaults", "node", "ucx", "elastic", and a replay node's "tables" (one
+// table's keys), "rate_limiter" and "checkpoint". Used by the docs check and
+// for suggestions.
 const std::vector<std::string_view>& topology_keys(std::string_view table);
 
 // Upper-cases and turns '-' and '.' into '_' (node and port names in

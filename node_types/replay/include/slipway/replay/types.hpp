@@ -1,0 +1,54 @@
+// Vocabulary of the replay engine: keys, the injected clock's time points,
+// table kinds, selector kinds and the identity of a caller
+// (docs/replay.md, "Wire protocol").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace slipway::replay {
+
+// A key is unique in the whole node: (shard << 48) | counter.
+using Key = std::uint64_t;
+constexpr unsigned kShardShift = 48;
+constexpr Key make_key(std::uint32_t shard, std::uint64_t counter) {
+  return (static_cast<Key>(shard) << kShardShift) | counter;
+}
+constexpr std::uint32_t shard_of(Key key) { return static_cast<std::uint32_t>(key >> kShardShift); }
+
+// The engine never reads a clock: every call is given `now`.
+using Clock = std::chrono::steady_clock;
+using Time = Clock::time_point;
+
+// Wire values (docs/replay.md, `info`).
+enum class TableKind : std::uint8_t { table = 0, queue = 1, stack = 2, work = 3 };
+enum class SelectorKind : std::uint8_t {
+  uniform = 0,
+  fifo = 1,
+  lifo = 2,
+  max_heap = 3,
+  min_heap = 4,
+  prioritized = 5,
+};
+
+std::string_view to_string(TableKind kind);
+std::string_view to_string(SelectorKind kind);
+std::optional<TableKind> table_kind_from(std::string_view name);
+std::optional<SelectorKind> selector_kind_from(std::string_view name);
+
+// Who calls: the task's node, replica and attempt, and the client object's
+// random id (0: anonymous, no de-duplication).
+struct Caller {
+  std::uint64_t client_id = 0;
+  std::uint32_t replica = 0;
+  std::uint32_t attempt = 0;
+  std::string node;
+};
+
+// Reply status (docs/replay.md, "Reply header and status codes").
+enum class Status : std::uint8_t { ok = 0, not_ready = 1, invalid = 2, too_large = 3 };
+
+}  // namespace slipway::replay

@@ -1,0 +1,525 @@
+// The shard engine: validation of requests, parking and waking, the
+// caller-block rule, de-duplication, info, snapshot and restore.
+#include "slipway/replay/engine.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "insert_memory.hpp"
+#include "slipway/replay/checkpoint.hpp"
+
+namespace slipway::replay {
+
+namespace {
+constexpr std::size_t kMaxTablesPerItem = 64;
+constexpr std::size_t kRememberedClients = 4096;
+constexpr std::size_t kInsertsPerClient = 256;
+constexpr std::size_t kRememberedKeys = 4194304;
+constexpr std::size_t kRememberedPairs = 65536;
+constexpr std::uint64_t kMaxCounter = (std::uint64_t{1} << kShardShift) - 1;
+
+template <typename Reply>
+Reply refusal(Status status, std::string message) {
+  Reply reply;
+  reply.status = status;
+  reply.message = std::move(message);
+  return reply;
+}
+
+template <typename Reply>
+Reply not_ready() {
+  Reply reply;
+  reply.status = Status::not_ready;
+  return reply;
+}
+}  // namespace
+
+struct Engine::ParkedInsert {
+  Caller caller;
+  std::uint64_t seq = 0;
+  std::vector<Bytes> data;
+  std::vector<std::vector<std::pair<std::size_t, double>>> targets;  // per item: slot, priority
+  std::vector<std::pair<std::size_t, std::int64_t>> counts;          // slot, items going there
+  std::uint64_t bytes = 0;
+  Time deadline;
+  Done<InsertReply> done;
+  std::size_t refused_by = 0;  // the slot that refused it last
+};
+
+struct Engine::ParkedRead {
+  bool lease = false;
+  Caller caller;
+  std::uint32_t n = 1;
+  std::uint32_t min_n = 1;
+  Time deadline;
+  Done<SampleReply> sampled;
+  Done<LeaseReply> leased;
+};
+
+struct Engine::Slot {
+  Slot(TableConfig config, std::uint64_t seed) : table(std::move(config), seed) {}
+  Table table;
+  std::deque<std::unique_ptr<ParkedInsert>> inserts;
+  std::deque<ParkedRead> reads;  // samples, or leases of a work table
+};
+
+Engine::Engine(EngineConfig config, std::uint32_t shard, std::uint64_t seed)
+    : shard_(shard),
+      limits_(config.limits),
+      inserts_(std::make_unique<detail::InsertMemory>(kRememberedClients, kInsertsPerClient,
+                                                      kRememberedKeys)),
+      attempts_(std::make_unique<detail::AttemptMemory>(kRememberedPairs)) {
+  std::set<std::string> names;
+  for (auto& table : config.tables) {
+    if (!names.insert(table.name).second) {
+      throw std::invalid_argument("table '" + table.name + "' is configured twice");
+    }
+    tables_.push_back(std::make_unique<Slot>(std::move(table), seed + tables_.size()));
+  }
+}
+
+Engine::~Engine() = default;
+
+Engine::Slot* Engine::find(const std::string& table) {
+  for (auto& slot : tables_) {
+    if (slot->table.name() == table) return slot.get();
+  }
+  return nullptr;
+}
+
+namespace {
+std::string unknown_table(const std::string& name, const std::vector<std::string>& known) {
+  std::string message = "no table '" + name + "' on this shard (tables:";
+  for (const auto& table : known) message += " " + table;
+  return message + ")";
+}
+}  // namespace
+
+void Engine::observe(const Caller& caller, Time now) {
+  if (caller.node.empty() || !attempts_->heard(caller.node, caller.replica, caller.attempt)) return;
+  std::size_t freed = 0;
+  for (auto& slot : tables_) {
+    if (slot->table.is_work()) freed += slot->table.release(caller.node, caller.replica, caller.attempt);
+  }
+  if (freed > 0) pump(now);
+}
+
+void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<InsertReply> done) {
+  observe(caller, now);
+  std::vector<std::string> names;
+  for (const auto& slot : tables_) names.push_back(slot->table.name());
+  const auto refuse = [&](Status status, std::string message) {
+    done(refusal<InsertReply>(status, std::move(message)));
+  };
+  if (request.items.empty() || request.items.size() > limits_.max_items_per_call) {
+    return refuse(Status::invalid, "an insert carries 1 to " + std::to_string(limits_.max_items_per_call) +
+                                       " items, not " + std::to_string(request.items.size()));
+  }
+  auto parked = std::make_unique<ParkedInsert>();
+  std::map<std::size_t, std::int64_t> counts;
+  for (std::size_t i = 0; i < request.items.size(); ++i) {
+    auto& item = request.items[i];
+    if (item.data.size() > limits_.max_item_bytes) {
+      return refuse(Status::too_large, "item " + std::to_string(i) + " has " + std::to_string(item.data.size()) +
+                                           " bytes; this shard takes at most " +
+                                           std::to_string(limits_.max_item_bytes) +
+                                           " (limits.max_item_bytes of the replay configuration)");
+    }
+    if (item.priorities.empty() || item.priorities.size() > kMaxTablesPerItem) {
+      return refuse(Status::invalid, "item " + std::to_string(i) + " names " +
+                                         std::to_string(item.priorities.size()) +
+                                         " tables; an item goes into 1 to 64 tables");
+    }
+    std::vector<std::pair<std::size_t, double>> targets;
+    for (const auto& [name, priority] : item.priorities) {
+      std::size_t index = tables_.size();
+      for (std::size_t t = 0; t < tables_.size(); ++t) {
+        if (tables_[t]->table.name() == name) index = t;
+      }
+      if (index == tables_.size()) return refuse(Status::invalid, unknown_table(name, names));
+      for (const auto& target : targets) {
+        if (target.first == index) {
+          return refuse(Status::invalid, "item " + std::to_string(i) + " names table '" + name + "' twice");
+        }
+      }
+      if (const auto bad = tables_[index]->table.check_priority(priority)) return refuse(Status::invalid, *bad);
+      targets.emplace_back(index, priority);
+      ++counts[index];
+    }
+    parked->bytes += item.data.size();
+    parked->targets.push_back(std::move(targets));
+    parked->data.push_back(std::move(item.data));
+  }
+  for (const auto& [index, count] : counts) {
+    const Table& table = tables_[index]->table;
+    if (table.config().kind != TableKind::table && static_cast<std::uint64_t>(count) > table.config().max_size) {
+      return refuse(Status::invalid, "table '" + table.name() + "' holds at most " +
+                                         std::to_string(table.config().max_size) + " items; this insert brings " +
+                                         std::to_string(count) + " (it could never go)");
+    }
+    parked->counts.emplace_back(index, count);
+  }
+  if (parked->bytes > limits_.max_data_bytes) {
+    return refuse(Status::too_large, "this insert brings " + std::to_string(parked->bytes) +
+                                         " bytes; the shard holds at most " + std::to_string(limits_.max_data_bytes) +
+                                         " (limits.max_data_bytes)");
+  }
+  parked->caller = caller;
+  parked->seq = request.seq;
+  parked->deadline = now + std::chrono::milliseconds(std::min(request.wait_ms, limits_.max_wait_ms));
+  parked->done = std::move(done);
+
+  // No overtaking: behind the inserts already parked on any table it touches.
+  for (const auto& entry : parked->counts) {
+    Slot& slot = *tables_[entry.first];
+    if (!slot.inserts.empty()) {
+      if (request.wait_ms == 0) return parked->done(not_ready<InsertReply>());
+      slot.inserts.push_back(std::move(parked));
+      return;
+    }
+  }
+  if (try_insert(*parked) == Try::done) {
+    pump(now);
+    return;
+  }
+  if (request.wait_ms == 0) return parked->done(not_ready<InsertReply>());
+  Slot& refuser = *tables_[parked->refused_by];
+  refuser.inserts.push_back(std::move(parked));
+}
+
+Engine::Try Engine::try_insert(ParkedInsert& p) {
+  if (p.caller.client_id != 0 && p.seq != 0) {
+    if (auto keys = inserts_->find(p.caller.client_id, p.seq)) {
+      InsertReply reply;
+      reply.keys = std::move(*keys);
+      p.done(std::move(reply));
+      return Try::done;
+    }
+  }
+  for (const auto& [index, count] : p.counts) {
+    if (!tables_[index]->table.can_insert(count)) {
+      p.refused_by = index;
+      return Try::wait;
+    }
+  }
+  if (store_.bytes() + p.bytes > limits_.max_data_bytes) {
+    p.done(refusal<InsertReply>(Status::too_large,
+                                "the shard holds " + std::to_string(store_.bytes()) + " bytes of data and takes at most " +
+                                    std::to_string(limits_.max_data_bytes) +
+                                    " (limits.max_data_bytes): delete or reset, or add shards"));
+    return Try::done;
+  }
+  if (next_counter_ + p.data.size() > kMaxCounter) {
+    p.done(refusal<InsertReply>(Status::too_large, "this shard has used up its 2^48 keys"));
+    return Try::done;
+  }
+  InsertReply reply;
+  reply.keys.reserve(p.data.size());
+  for (std::size_t i = 0; i < p.data.size(); ++i) {
+    const Key key = make_key(shard_, next_counter_++);
+    ItemStore::Data data = store_.add(std::move(p.data[i]));
+    for (const auto& [index, priority] : p.targets[i]) tables_[index]->table.insert(key, priority, data);
+    reply.keys.push_back(key);
+  }
+  if (p.caller.client_id != 0 && p.seq != 0) inserts_->remember(p.caller.client_id, p.seq, reply.keys);
+  p.done(std::move(reply));
+  return Try::done;
+}
+
+bool Engine::try_read(Slot& slot, ParkedRead& parked, Time now) {
+  Table& table = slot.table;
+  std::uint64_t bytes = 0;
+  if (parked.lease) {
+    if (table.queued() == 0) return false;
+    LeaseReply reply;
+    const LeaseHolder holder{parked.caller.node, parked.caller.replica, parked.caller.attempt};
+    const std::size_t k = std::min<std::size_t>(parked.n, table.queued());
+    while (reply.items.size() < k && bytes < limits_.max_reply_bytes) {
+      reply.items.push_back(table.lease_one(holder, now + table.config().lease));
+      bytes += reply.items.back().data->bytes().size();
+    }
+    parked.leased(std::move(reply));
+    return true;
+  }
+  const std::int64_t k = table.sample_count(parked.n);
+  if (k < 1 || k < static_cast<std::int64_t>(parked.min_n)) return false;
+  SampleReply reply;
+  while (static_cast<std::int64_t>(reply.items.size()) < k && table.size() > 0 &&
+         bytes < limits_.max_reply_bytes) {
+    reply.items.push_back(table.sample_one());
+    bytes += reply.items.back().data->bytes().size();
+  }
+  parked.sampled(std::move(reply));
+  return true;
+}
+
+void Engine::pump(Time now) {
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (std::size_t index = 0; index < tables_.size(); ++index) {
+      Slot& slot = *tables_[index];
+      while (!slot.reads.empty() && try_read(slot, slot.reads.front(), now)) {
+        slot.reads.pop_front();
+        progress = true;
+      }
+      while (!slot.inserts.empty()) {
+        ParkedInsert& head = *slot.inserts.front();
+        if (try_insert(head) == Try::done) {
+          slot.inserts.pop_front();
+          progress = true;
+          continue;
+        }
+        if (head.refused_by == index) break;
+        // Another table holds it up now: wait at the back of that one's queue.
+        auto moved = std::move(slot.inserts.front());
+        slot.inserts.pop_front();
+        tables_[moved->refused_by]->inserts.push_back(std::move(moved));
+        progress = true;
+      }
+    }
+  }
+}
+
+void Engine::read(const Caller& caller, ParkedRead parked, const std::string& table, std::uint32_t wait_ms,
+                  Time now) {
+  observe(caller, now);
+  const auto refuse = [&](std::string message) {
+    if (parked.lease) {
+      parked.leased(refusal<LeaseReply>(Status::invalid, std::move(message)));
+    } else {
+      parked.sampled(refusal<SampleReply>(Status::invalid, std::move(message)));
+    }
+  };
+  Slot* slot = find(table);
+  if (slot == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& known : tables_) names.push_back(known->table.name());
+    return refuse(unknown_table(table, names));
+  }
+  if (parked.lease != slot->table.is_work()) {
+    return refuse(parked.lease ? "table '" + table + "' is not a work table: use sample"
+                               : "table '" + table + "' is a work table: use lease, ack and nack");
+  }
+  if (parked.n < 1 || parked.n > limits_.max_items_per_call || parked.min_n < 1 || parked.min_n > parked.n) {
+    return refuse("n must be 1 to " + std::to_string(limits_.max_items_per_call) + " and min_n 1 to n (n " +
+                  std::to_string(parked.n) + ", min_n " + std::to_string(parked.min_n) + ")");
+  }
+  parked.caller = caller;
+  parked.deadline = now + std::chrono::milliseconds(std::min(wait_ms, limits_.max_wait_ms));
+  if (slot->reads.empty() && try_read(*slot, parked, now)) {
+    pump(now);
+    return;
+  }
+  if (wait_ms == 0) {
+    if (parked.lease) return parked.leased(not_ready<LeaseReply>());
+    return parked.sampled(not_ready<SampleReply>());
+  }
+  slot->reads.push_back(std::move(parked));
+}
+
+void Engine::sample(const Caller& caller, SampleRequest request, Time now, Done<SampleReply> done) {
+  ParkedRead parked;
+  parked.n = request.n;
+  parked.min_n = request.min_n;
+  parked.sampled = std::move(done);
+  read(caller, std::move(parked), request.table, request.wait_ms, now);
+}
+
+void Engine::lease(const Caller& caller, LeaseRequest request, Time now, Done<LeaseReply> done) {
+  ParkedRead parked;
+  parked.lease = true;
+  parked.n = request.n;
+  parked.min_n = 1;
+  parked.leased = std::move(done);
+  read(caller, std::move(parked), request.table, request.wait_ms, now);
+}
+
+MutateReply Engine::mutate(const Caller& caller, const MutateRequest& request, Time now) {
+  observe(caller, now);
+  Slot* slot = find(request.table);
+  if (slot == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& known : tables_) names.push_back(known->table.name());
+    return refusal<MutateReply>(Status::invalid, unknown_table(request.table, names));
+  }
+  for (const auto& update : request.updates) {
+    if (const auto bad = slot->table.check_priority(update.second)) return refusal<MutateReply>(Status::invalid, *bad);
+  }
+  MutateReply reply;
+  for (const auto& [key, priority] : request.updates) reply.updated += slot->table.update(key, priority) ? 1 : 0;
+  for (Key key : request.deletes) reply.deleted += slot->table.remove(key) ? 1 : 0;
+  pump(now);
+  return reply;
+}
+
+Outcome Engine::reset(const Caller& caller, const std::string& table, Time now) {
+  observe(caller, now);
+  Slot* slot = find(table);
+  if (slot == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& known : tables_) names.push_back(known->table.name());
+    return refusal<Outcome>(Status::invalid, unknown_table(table, names));
+  }
+  slot->table.reset();
+  pump(now);
+  return {};
+}
+
+CountReply Engine::ack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now) {
+  observe(caller, now);
+  Slot* slot = find(table);
+  if (slot == nullptr || !slot->table.is_work()) {
+    return refusal<CountReply>(Status::invalid, "ack needs a work table; '" + table + "' is not one on this shard");
+  }
+  CountReply reply;
+  for (Key key : keys) reply.count += slot->table.remove(key) ? 1 : 0;
+  pump(now);
+  return reply;
+}
+
+CountReply Engine::nack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now) {
+  observe(caller, now);
+  Slot* slot = find(table);
+  if (slot == nullptr || !slot->table.is_work()) {
+    return refusal<CountReply>(Status::invalid, "nack needs a work table; '" + table + "' is not one on this shard");
+  }
+  const LeaseHolder holder{caller.node, caller.replica, caller.attempt};
+  CountReply reply;
+  for (Key key : keys) reply.count += slot->table.nack(key, holder) ? 1 : 0;
+  pump(now);
+  return reply;
+}
+
+InfoReply Engine::info(const Caller& caller, Time now) {
+  observe(caller, now);
+  InfoReply reply;
+  reply.shard = shard_;
+  reply.server_attempt = server_attempt_;
+  reply.data_bytes = store_.bytes();
+  reply.max_data_bytes = limits_.max_data_bytes;
+  reply.max_item_bytes = limits_.max_item_bytes;
+  reply.checkpoint_path = checkpoint_path_;
+  for (const auto& slot : tables_) {
+    const Table& table = slot->table;
+    TableInfo info;
+    info.name = table.name();
+    info.kind = table.config().kind;
+    info.sampler = table.config().sampler;
+    info.remover = table.config().remover;
+    info.max_size = table.config().max_size;
+    info.max_times_sampled = table.config().max_times_sampled;
+    info.size = table.size();
+    info.leased = table.leased();
+    info.limiter = table.limiter().config();
+    info.counters = table.limiter().counters();
+    info.parked_inserts = static_cast<std::uint32_t>(slot->inserts.size());
+    info.parked_samples = static_cast<std::uint32_t>(slot->reads.size());
+    info.lease_ms = table.is_work() ? static_cast<std::uint64_t>(table.config().lease.count()) : 0;
+    reply.tables.push_back(std::move(info));
+  }
+  return reply;
+}
+
+void Engine::tick(Time now) {
+  for (auto& slot : tables_) slot->table.expire(now);
+  pump(now);
+  for (auto& slot : tables_) {
+    std::deque<ParkedRead> reads;
+    for (auto& parked : slot->reads) {
+      if (parked.deadline > now) {
+        reads.push_back(std::move(parked));
+      } else if (parked.lease) {
+        parked.leased(not_ready<LeaseReply>());
+      } else {
+        parked.sampled(not_ready<SampleReply>());
+      }
+    }
+    slot->reads = std::move(reads);
+    std::deque<std::unique_ptr<ParkedInsert>> inserts;
+    for (auto& parked : slot->inserts) {
+      if (parked->deadline > now) {
+        inserts.push_back(std::move(parked));
+      } else {
+        parked->done(not_ready<InsertReply>());
+      }
+    }
+    slot->inserts = std::move(inserts);
+  }
+  // A request that timed out at the head may have held others up.
+  pump(now);
+}
+
+std::optional<Time> Engine::next_deadline() const {
+  std::optional<Time> next;
+  const auto consider = [&](Time at) {
+    if (!next || at < *next) next = at;
+  };
+  for (const auto& slot : tables_) {
+    for (const auto& parked : slot->reads) consider(parked.deadline);
+    for (const auto& parked : slot->inserts) consider(parked->deadline);
+    if (const auto expiry = slot->table.next_expiry()) consider(*expiry);
+  }
+  return next;
+}
+
+std::size_t Engine::parked() const {
+  std::size_t count = 0;
+  for (const auto& slot : tables_) count += slot->reads.size() + slot->inserts.size();
+  return count;
+}
+
+std::uint64_t Engine::item_count() const {
+  std::uint64_t count = 0;
+  for (const auto& slot : tables_) count += slot->table.size();
+  return count;
+}
+
+Snapshot Engine::snapshot() const {
+  Snapshot snapshot;
+  snapshot.shard = shard_;
+  snapshot.next_counter = next_counter_;
+  std::map<Key, ItemStore::Data> blobs;
+  for (const auto& slot : tables_) {
+    SnapshotTable table;
+    table.name = slot->table.name();
+    table.counters = slot->table.limiter().counters();
+    slot->table.for_each_item([&](Key key, double priority, std::uint32_t times, const ItemStore::Data& data) {
+      table.items.push_back({key, priority, times});
+      blobs.emplace(key, data);
+    });
+    snapshot.tables.push_back(std::move(table));
+  }
+  snapshot.blobs.assign(blobs.begin(), blobs.end());
+  return snapshot;
+}
+
+std::vector<std::string> Engine::restore(Snapshot snapshot) {
+  std::vector<std::string> notes;
+  std::map<Key, ItemStore::Data> blobs(snapshot.blobs.begin(), snapshot.blobs.end());
+  std::uint64_t highest = 0;
+  for (auto& saved : snapshot.tables) {
+    Slot* slot = find(saved.name);
+    if (slot == nullptr) {
+      notes.push_back("table '" + saved.name + "' (" + std::to_string(saved.items.size()) +
+                      " items) is no longer configured: not restored");
+      continue;
+    }
+    for (const auto& item : saved.items) {
+      const auto blob = blobs.find(item.key);
+      if (blob == blobs.end()) {
+        throw std::invalid_argument("checkpoint: item " + std::to_string(item.key) + " of table '" + saved.name +
+                                    "' has no data");
+      }
+      slot->table.restore_item(item.key, item.priority, item.times, blob->second);
+      highest = std::max<std::uint64_t>(highest, item.key & kMaxCounter);
+    }
+    slot->table.limiter().restore(saved.counters);
+  }
+  next_counter_ = std::max({next_counter_, snapshot.next_counter, highest + 1});
+  return notes;
+}
+
+}  // namespace slipway::replay

@@ -1,0 +1,60 @@
+// What the engine remembers of completed inserts for de-duplication: per
+// client id its last inserts by seq with their keys, bounded in clients,
+// inserts per client and keys in all (least recently used clients go first).
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "slipway/replay/types.hpp"
+
+namespace slipway::replay::detail {
+
+class InsertMemory {
+ public:
+  InsertMemory(std::size_t max_clients, std::size_t per_client, std::size_t max_keys)
+      : max_clients_(max_clients), per_client_(per_client), max_keys_(max_keys) {}
+
+  // The keys of the insert (client, seq) if it is remembered.
+  std::optional<std::vector<Key>> find(std::uint64_t client, std::uint64_t seq);
+  void remember(std::uint64_t client, std::uint64_t seq, const std::vector<Key>& keys);
+  std::size_t clients() const noexcept { return clients_.size(); }
+  std::size_t keys() const noexcept { return keys_; }
+
+ private:
+  struct Client {
+    std::list<std::uint64_t>::iterator position;  // in lru_
+    std::map<std::uint64_t, std::vector<Key>> inserts;
+  };
+  void forget_oldest();
+  std::size_t max_clients_, per_client_, max_keys_;
+  std::size_t keys_ = 0;
+  std::list<std::uint64_t> lru_;  // most recently used first
+  std::unordered_map<std::uint64_t, Client> clients_;
+};
+
+// The highest attempt heard from each (node, replica), least recently heard
+// forgotten first past `max_pairs`.
+class AttemptMemory {
+ public:
+  explicit AttemptMemory(std::size_t max_pairs) : max_pairs_(max_pairs) {}
+  // Records `attempt`; true when it is above every attempt known of that
+  // pair (or the pair is new and attempt > 0): the caller then frees the
+  // older attempts' leases.
+  bool heard(const std::string& node, std::uint32_t replica, std::uint32_t attempt);
+
+ private:
+  struct Entry {
+    std::list<std::string>::iterator position;
+    std::uint32_t attempt;
+  };
+  std::size_t max_pairs_;
+  std::list<std::string> lru_;
+  std::unordered_map<std::string, Entry> pairs_;
+};
+
+}  // namespace slipway::replay::detail

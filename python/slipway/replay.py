@@ -1,0 +1,793 @@
+"""The client of slipway's replay and queue service (a node of type
+"replay", docs/topology.md "Replay nodes"), over courier RPC
+(slipway.courier), speaking the wire protocol of docs/replay.md.
+
+    from slipway import replay
+
+    rb = replay.Client("replay")                            # every shard of node "replay"
+    key = rb.insert(data, priorities={"experience": 1.0})   # data: bytes (or any buffer)
+    with rb.writer("experience", max_in_flight=8) as w:     # pipelined inserts, backpressure
+        w.append(data, priority=1.0)
+    batch = rb.sample("experience", n=32, timeout=60)       # [Sample(key, data, priority, ...)]
+    for batch in rb.sampler("experience", batch_size=32, prefetch=4): ...
+    rb.update_priorities("experience", {key: 0.5})
+    rb.delete("experience", [key]); rb.reset("experience"); rb.info(); rb.checkpoint()
+
+    q = replay.Queue("replay", "tasks")                     # pickled objects, FIFO per shard
+    q.put(obj); obj = q.get(timeout=10)                     # replay.Empty when none came
+
+    pool = replay.Pool("replay", "jobs", worker_node="worker")   # a kind = "work" table
+    results = pool.map(square, range(100))                  # on the caller
+    pool.serve({"square": square})                          # on every task of node "worker"
+
+Each replica of a replay node is a shard with items of its own: inserts go
+to the shards in turn (starting at this task's replica), samples and gets
+ask them in turn. Keys carry their shard, so update_priorities, delete and
+a work item's ack go to the shard that holds the item.
+
+Retries: a call that fails because its shard restarted or is restarting
+(courier's peer_restarted, peer_lost, timeout while no address is
+published) is sent again until the caller's own timeout has passed: info,
+sample, update_priorities, delete, reset, checkpoint, lease, ack. An insert
+whose reply did not come is re-sent with the same sequence number (the
+server answers a repeat it remembers with the first keys; a shard that
+restarted from a checkpoint may store it again: at least once). A blocked
+call (rate limiter, empty queue) is parked by the server for at most 10 s at
+a time and asked again until the timeout (None: no end).
+
+A Pool's work items are handed out on lease; an item whose worker dies is
+handed out again when its lease expires or the worker's next attempt
+calls, so a task may run more than once: use pools for idempotent work.
+"""
+
+import collections
+import os
+import pickle
+import random
+import signal
+import struct
+import threading
+import time
+import traceback
+import queue as _queue
+
+from . import courier
+
+__all__ = ["Client", "Writer", "Queue", "Pool", "Sample", "TableInfo", "ShardInfo", "ReplayError",
+           "ReplayTimeout", "Empty", "PoolTaskError"]
+
+_VERSION = 1
+_OK, _NOT_READY, _INVALID, _TOO_LARGE = 0, 1, 2, 3
+_STATUS = {_INVALID: "invalid", _TOO_LARGE: "too_large"}
+_KINDS = ("table", "queue", "stack", "work")
+_SELECTORS = ("uniform", "fifo", "lifo", "max_heap", "min_heap", "prioritized")
+_MAX_ITEMS = 65536           # items per insert, samples per call (docs/replay.md "Limits")
+_MAX_KEYS = 1048576          # updates, deletes, acks per call
+_PARK_MS = 10000             # the longest a request is parked at once
+_MARGIN = 5.0                # a call's courier timeout: wait_ms + this (docs/replay.md)
+_RETRIED = ("peer_restarted", "peer_lost", "timeout", "overloaded", "not_resolved")
+_RESULT_METHOD = "slipway_pool_result"
+
+_u8, _u16, _u32, _u64, _i64, _f64 = (struct.Struct(f) for f in ("<B", "<H", "<I", "<Q", "<q", "<d"))
+
+Sample = collections.namedtuple(
+    "Sample", "key data priority probability times_sampled table_size")
+Sample.__doc__ = """One sampled item: its key, its data (bytes), its priority, the
+probability the sampler picked it with, how often it has been sampled
+(this time included) and the table's size at that draw."""
+
+TableInfo = collections.namedtuple(
+    "TableInfo", "name kind sampler sampler_exponent remover remover_exponent max_size "
+                 "max_times_sampled size leased samples_per_insert min_size_to_sample min_diff "
+                 "max_diff inserts samples deletes parked_inserts parked_samples lease_ms")
+ShardInfo = collections.namedtuple(
+    "ShardInfo", "shard server_attempt data_bytes max_data_bytes max_item_bytes checkpoint_path "
+                 "tables")
+ShardInfo.__doc__ = """What one shard reports (docs/replay.md, `info`); `tables`
+maps each table's name to its TableInfo."""
+
+
+class ReplayError(Exception):
+    """A request the service refused, or one that could not reach it. `code`:
+    "invalid" (a malformed request, unknown table, wrong table kind, bad
+    argument: the message says which), "too_large" (an item or the shard's
+    memory past its limit), "protocol" (a reply this client cannot read), or
+    courier's code when the call itself failed (courier.CourierError)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class ReplayTimeout(ReplayError, TimeoutError):
+    """The call's timeout passed before the service could serve it (a rate
+    limiter that holds samples or inserts back, an empty queue)."""
+
+    def __init__(self, message):
+        super().__init__("timeout", message)
+
+
+class Empty(ReplayTimeout, _queue.Empty):
+    """Queue.get: nothing came within the timeout."""
+
+
+class PoolTaskError(Exception):
+    """A Pool task raised on its worker; the message holds its traceback."""
+
+
+def _text(value):
+    data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    if len(data) > 0xFFFF:
+        raise ReplayError("invalid", "a name of %d bytes is longer than 65535" % len(data))
+    return _u16.pack(len(data)) + data
+
+
+def _blob(data):
+    data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return _u32.pack(len(data)) + data
+
+
+class _Reply:
+    """Reads one reply body, little-endian, as docs/replay.md lays it out."""
+
+    def __init__(self, data):
+        self._view, self._at = memoryview(data), 0
+
+    def _take(self, layout):
+        try:
+            value = layout.unpack_from(self._view, self._at)[0]
+        except struct.error:
+            raise ReplayError("protocol", "a reply from the replay service is cut short") from None
+        self._at += layout.size
+        return value
+
+    def u8(self):
+        return self._take(_u8)
+
+    def u32(self):
+        return self._take(_u32)
+
+    def u64(self):
+        return self._take(_u64)
+
+    def i64(self):
+        return self._take(_i64)
+
+    def f64(self):
+        return self._take(_f64)
+
+    def _bytes(self, size):
+        if self._at + size > len(self._view):
+            raise ReplayError("protocol", "a reply from the replay service is cut short")
+        data = bytes(self._view[self._at:self._at + size])
+        self._at += size
+        return data
+
+    def text(self):
+        return self._bytes(self._take(_u16)).decode("utf-8", "replace")
+
+    def blob(self):
+        return self._bytes(self.u32())
+
+
+def _parse(data):
+    """The reply after its status: a _Reply, or None for not_ready. Raises
+    ReplayError for invalid and too_large."""
+    reply = _Reply(data)
+    status = reply.u8()
+    if status == _OK:
+        return reply
+    if status == _NOT_READY:
+        return None
+    if status in _STATUS:
+        raise ReplayError(_STATUS[status], reply.text())
+    raise ReplayError("protocol", "the replay service answered with unknown status %d" % status)
+
+
+class _Deadline:
+    """A caller's timeout: None waits without end."""
+
+    def __init__(self, timeout):
+        self._end = None if timeout is None else time.monotonic() + max(0.0, timeout)
+
+    def left(self):
+        return None if self._end is None else max(0.0, self._end - time.monotonic())
+
+    def passed(self):
+        return self._end is not None and time.monotonic() >= self._end
+
+    def wait_ms(self, cap_ms=_PARK_MS):
+        left = self.left()
+        return cap_ms if left is None else min(cap_ms, int(left * 1000))
+
+
+def _env_int(name):
+    try:
+        return int(os.environ.get(name, "0"))
+    except ValueError:
+        return 0
+
+
+class _Closing:
+    """`with` closes it."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Client(_Closing):
+    """Every shard of replay node `node`. `endpoint`: the courier.Endpoint to
+    call through (one of its own by default, found through the program's
+    rendezvous). Thread-safe: calls from several threads may run at once."""
+
+    def __init__(self, node, endpoint=None, resolve_timeout=60.0):
+        self.node = node
+        self._own_endpoint = endpoint is None
+        self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
+        self._resolve_timeout = resolve_timeout
+        self._shards = None
+        self._lock = threading.Lock()
+        self._client_id = random.SystemRandom().getrandbits(64) | 1
+        self._seq = 0
+        replica = _env_int("SLIPWAY_REPLICA")
+        self._turn = replica
+        self._caller = (_u8.pack(_VERSION) + _u64.pack(self._client_id) + _u32.pack(replica) +
+                        _u32.pack(_env_int("SLIPWAY_ATTEMPT")) +
+                        _text(os.environ.get("SLIPWAY_NODE", "")[:255]))
+
+    # --- shards and calls -------------------------------------------------
+
+    @property
+    def shards(self):
+        """Handles to the node's shards, in replica order (resolved once)."""
+        with self._lock:
+            if self._shards is None:
+                self._shards = self._endpoint.resolve_all(self.node, timeout=self._resolve_timeout)
+                if not self._shards:
+                    raise ReplayError("not_resolved", "replay node %r has no shards" % self.node)
+            return self._shards
+
+    def _next_shard(self):
+        count = len(self.shards)
+        with self._lock:
+            self._turn += 1
+            return self._turn % count
+
+    def _next_seq(self):
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def _shard_of(self, key):
+        shard = key >> 48
+        if shard >= len(self.shards):
+            raise ReplayError("invalid", "key %d names shard %d, but node %r has %d" %
+                              (key, shard, self.node, len(self.shards)))
+        return shard
+
+    def _call(self, shard, method, body, deadline, wait_ms=0):
+        """Sends caller block + body to one shard; returns its _Reply, or None
+        when it answered not_ready. Sends again after a restart until the
+        deadline."""
+        request = self._caller + body
+        while True:
+            try:
+                return _parse(self.shards[shard].call(method, request, timeout=wait_ms / 1000 + _MARGIN))
+            except courier.CourierError as error:
+                if error.code not in _RETRIED or deadline.passed():
+                    raise ReplayError(error.code, "%s on shard %d of %r: %s" %
+                                      (method, shard, self.node, error)) from error
+            time.sleep(0.05)
+
+    def _pull(self, method, body_for, deadline):
+        """A parked request (sample, lease) to the shards in turn: first each
+        once without waiting, then parked on one after another, so that at
+        most one request is out at a time (none is served and dropped).
+        body_for(wait_ms) builds the body. Returns the first served _Reply;
+        raises ReplayTimeout at the deadline."""
+        count, first = len(self.shards), self._next_shard()
+        for i in range(count):
+            reply = self._call((first + i) % count, method, body_for(0), deadline)
+            if reply is not None:
+                return reply
+        turn = 0
+        # One shard is parked on for its whole wait; several, a second each.
+        cap = _PARK_MS if count == 1 else 1000
+        while not deadline.passed():
+            shard = (first + turn) % count
+            turn += 1
+            wait_ms = deadline.wait_ms(cap)
+            reply = self._call(shard, method, body_for(wait_ms), deadline, wait_ms)
+            if reply is not None:
+                return reply
+        raise ReplayTimeout("%s on %r: nothing could be served before the timeout" % (method, self.node))
+
+    def _all_shards(self, method, body, timeout):
+        deadline = _Deadline(timeout)
+        return [self._call(shard, method, body, deadline) for shard in range(len(self.shards))]
+
+    # --- inserts ----------------------------------------------------------
+
+    def _insert_body(self, seq, wait_ms, items, priorities):
+        parts = [_u64.pack(seq), _u32.pack(wait_ms), _u32.pack(len(items))]
+        for i, data in enumerate(items):
+            parts.append(_blob(data))
+            parts.append(_u16.pack(len(priorities)))
+            for table, values in priorities.items():
+                parts.append(_text(table))
+                parts.append(_f64.pack(float(values[i])))
+        return b"".join(parts)
+
+    @staticmethod
+    def _priorities(priorities, count):
+        if not priorities:
+            raise ReplayError("invalid", "give the tables to insert into: priorities={table: priority}")
+        out = {}
+        for table, value in priorities.items():
+            values = list(value) if isinstance(value, (list, tuple)) else [value] * count
+            if len(values) != count:
+                raise ReplayError("invalid", "table %r has %d priorities for %d items" %
+                                  (table, len(values), count))
+            out[table] = values
+        return out
+
+    def insert(self, data, priorities, timeout=None):
+        """Inserts one item (bytes) into each table of `priorities` ({table:
+        priority}), stored once; returns its key. Waits while a rate limiter
+        or a full work table holds it back, up to `timeout` seconds."""
+        return self.insert_many([data], priorities, timeout)[0]
+
+    def insert_many(self, items, priorities, timeout=None):
+        """Inserts items into one shard in one request; `priorities` maps each
+        table to one priority for all or a list, one per item. Returns the
+        keys in order."""
+        items = list(items)
+        keys = []
+        for start in range(0, len(items), _MAX_ITEMS):
+            chunk = items[start:start + _MAX_ITEMS]
+            chunk_priorities = {t: v[start:start + len(chunk)]
+                                for t, v in self._priorities(priorities, len(items)).items()}
+            keys.extend(self._insert_chunk(chunk, chunk_priorities, _Deadline(timeout)))
+        return keys
+
+    def _insert_chunk(self, items, priorities, deadline):
+        shard, seq = self._next_shard(), self._next_seq()
+        while True:
+            wait_ms = deadline.wait_ms()
+            reply = self._call(shard, "insert", self._insert_body(seq, wait_ms, items, priorities),
+                               deadline, wait_ms)
+            if reply is not None:
+                return [reply.u64() for _ in range(reply.u32())]
+            if deadline.passed():
+                raise ReplayTimeout("insert into %r: the tables did not take the items before the "
+                                    "timeout (a rate limiter or a full work table)" % self.node)
+
+    def writer(self, table, max_in_flight=8, batch_size=1, priority_tables=None, timeout=None):
+        """A Writer: append(data, priority) with up to `max_in_flight` insert
+        requests of `batch_size` items out at once; append blocks while the
+        window is full (backpressure). Use it as a context manager, or call
+        close(): what is left is flushed."""
+        return Writer(self, table, max_in_flight, batch_size, priority_tables, timeout)
+
+    # --- samples ----------------------------------------------------------
+
+    @staticmethod
+    def _samples(reply):
+        out = []
+        for _ in range(reply.u32()):
+            key, priority, probability = reply.u64(), reply.f64(), reply.f64()
+            table_size, times_sampled = reply.u64(), reply.u32()
+            out.append(Sample(key, reply.blob(), priority, probability, times_sampled, table_size))
+        return out
+
+    def _sample_body(self, table, n, min_n):
+        return lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(min_n) + _u32.pack(wait_ms)
+
+    def sample(self, table, n=1, timeout=None):
+        """n items of `table` (a list of Sample), from one shard or several;
+        waits while the tables cannot give them, up to `timeout` seconds
+        (ReplayTimeout then; timeout=0: only what is there now)."""
+        deadline, out = _Deadline(timeout), []
+        while len(out) < n:
+            want = min(n - len(out), _MAX_ITEMS)
+            out.extend(self._samples(self._pull("sample", self._sample_body(table, want, 1), deadline)))
+        return out
+
+    def sampler(self, table, batch_size, prefetch=4, timeout=None):
+        """Batches of `batch_size` Samples without end, with `prefetch` sample
+        requests out at once over the shards (Reverb's
+        max_in_flight_samples_per_worker). `timeout`: the longest wait for
+        one batch (ReplayTimeout)."""
+        shards = len(self.shards)
+        pending = collections.deque()
+        carry = []
+        last = _Deadline(timeout)
+        while True:
+            while len(pending) < max(1, prefetch):
+                shard, wait_ms = self._next_shard(), _PARK_MS
+                body = self._caller + self._sample_body(table, batch_size, 1)(wait_ms)
+                try:
+                    future = self.shards[shard].call_async("sample", body, timeout=wait_ms / 1000 + _MARGIN)
+                except courier.CourierError as error:
+                    if error.code not in _RETRIED:
+                        raise ReplayError(error.code, "sample on shard %d of %r: %s" %
+                                          (shard, self.node, error)) from error
+                    time.sleep(0.05)
+                    continue
+                pending.append(future)
+            future = pending.popleft()
+            try:
+                reply = _parse(future.result())
+            except courier.CourierError as error:
+                if error.code not in _RETRIED:
+                    raise ReplayError(error.code, "sample on %r: %s" % (self.node, error)) from error
+                reply = None
+            if reply is not None:
+                carry.extend(self._samples(reply))
+            while len(carry) >= batch_size:
+                batch, carry = carry[:batch_size], carry[batch_size:]
+                yield batch
+                last = _Deadline(timeout)
+            if reply is None and last.passed():
+                raise ReplayTimeout("sampler of %r on %d shard(s): no batch of %d before the timeout" %
+                                    (table, shards, batch_size))
+
+    # --- the rest -----------------------------------------------------------
+
+    def _mutate(self, table, updates, deletes, timeout):
+        by_shard = collections.defaultdict(lambda: ([], []))
+        for key, priority in updates.items():
+            by_shard[self._shard_of(key)][0].append((key, float(priority)))
+        for key in deletes:
+            by_shard[self._shard_of(key)][1].append(key)
+        deadline, done = _Deadline(timeout), [0, 0]
+        for shard, (shard_updates, shard_deletes) in sorted(by_shard.items()):
+            for start in range(0, max(len(shard_updates), len(shard_deletes)), _MAX_KEYS):
+                ups, dels = shard_updates[start:start + _MAX_KEYS], shard_deletes[start:start + _MAX_KEYS]
+                body = b"".join([_text(table), _u32.pack(len(ups))] +
+                                [_u64.pack(k) + _f64.pack(p) for k, p in ups] +
+                                [_u32.pack(len(dels))] + [_u64.pack(k) for k in dels])
+                reply = self._call(shard, "mutate", body, deadline)
+                done[0] += reply.u32()
+                done[1] += reply.u32()
+        return tuple(done)
+
+    def update_priorities(self, table, updates, timeout=None):
+        """Sets the priority of each key of `updates` ({key: priority}) in
+        `table`; keys no longer there are ignored. Returns how many were
+        updated."""
+        return self._mutate(table, dict(updates), [], timeout)[0]
+
+    def delete(self, table, keys, timeout=None):
+        """Removes the items of `keys` from `table`; returns how many were there."""
+        return self._mutate(table, {}, list(keys), timeout)[1]
+
+    def reset(self, table, timeout=None):
+        """Removes every item of `table` on every shard and zeroes its rate
+        limiter's counters."""
+        self._all_shards("reset", _text(table), timeout)
+
+    def checkpoint(self, timeout=None):
+        """Every shard writes a checkpoint now; returns their paths."""
+        return [reply.text() for reply in self._all_shards("checkpoint", b"", timeout)]
+
+    def info(self, timeout=None):
+        """A ShardInfo per shard, in shard order."""
+        out = []
+        for reply in self._all_shards("info", b"", timeout):
+            head = [reply.u32(), reply.u32(), reply.u64(), reply.u64(), reply.u64(), reply.text()]
+            tables = {}
+            for _ in range(reply.u32()):
+                name, kind = reply.text(), reply.u8()
+                sampler, sampler_exponent = reply.u8(), reply.f64()
+                remover, remover_exponent = reply.u8(), reply.f64()
+                rest = [reply.u64(), reply.u32(), reply.u64(), reply.u64(), reply.f64(), reply.i64(),
+                        reply.f64(), reply.f64(), reply.i64(), reply.i64(), reply.i64(), reply.u32(),
+                        reply.u32(), reply.u64()]
+                tables[name] = TableInfo(name, _name(_KINDS, kind), _name(_SELECTORS, sampler),
+                                         sampler_exponent, _name(_SELECTORS, remover), remover_exponent,
+                                         *rest)
+            out.append(ShardInfo(*head, tables))
+        return out
+
+    def size(self, table, timeout=None):
+        """Items in `table` over every shard (leased work items included)."""
+        return sum(shard.tables[table].size for shard in self.info(timeout) if table in shard.tables)
+
+    # --- work tables --------------------------------------------------------
+
+    def lease(self, table, n=1, timeout=None):
+        """Up to n items of work table `table`, each leased to this task: a
+        list of (key, times_leased, data). ack() them when done."""
+        body = lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(wait_ms)  # noqa: E731
+        reply = self._pull("lease", body, _Deadline(timeout))
+        return [(reply.u64(), reply.u32(), reply.blob()) for _ in range(reply.u32())]
+
+    def _keys_call(self, method, table, keys, timeout):
+        by_shard = collections.defaultdict(list)
+        for key in keys:
+            by_shard[self._shard_of(key)].append(key)
+        deadline, count = _Deadline(timeout), 0
+        for shard, shard_keys in sorted(by_shard.items()):
+            for start in range(0, len(shard_keys), _MAX_KEYS):
+                chunk = shard_keys[start:start + _MAX_KEYS]
+                body = _text(table) + _u32.pack(len(chunk)) + b"".join(_u64.pack(k) for k in chunk)
+                count += self._call(shard, method, body, deadline).u32()
+        return count
+
+    def ack(self, table, keys, timeout=None):
+        """The work of these leased items is done: they leave the table."""
+        return self._keys_call("ack", table, keys, timeout)
+
+    def nack(self, table, keys, timeout=None):
+        """These items, leased by this task, go back to the queue."""
+        return self._keys_call("nack", table, keys, timeout)
+
+    def close(self):
+        """Drops the handles, and the endpoint when the client made it."""
+        with self._lock:
+            for handle in self._shards or []:
+                handle.close()
+            self._shards = None
+        if self._own_endpoint:
+            self._endpoint.close()
+
+
+def _name(names, index):
+    return names[index] if index < len(names) else str(index)
+
+
+class Writer:
+    """Pipelined inserts into one table (Client.writer). Each request goes to
+    the next shard; a request the server parks (rate limiter) keeps its place
+    in the window, so append() blocks once max_in_flight are out. An insert
+    whose reply did not come is sent again with its sequence number."""
+
+    def __init__(self, client, table, max_in_flight=8, batch_size=1, priority_tables=None, timeout=None):
+        if max_in_flight < 1 or batch_size < 1:
+            raise ReplayError("invalid", "max_in_flight and batch_size must be at least 1")
+        self._client, self._table = client, table
+        self._tables = list(priority_tables or [table])
+        self._max_in_flight, self._batch_size, self._timeout = max_in_flight, batch_size, timeout
+        self._items, self._priorities = [], []
+        self._in_flight = collections.deque()
+        self.keys_written = 0
+
+    def append(self, data, priority=1.0):
+        """Adds one item; sends the batch when it is full."""
+        self._items.append(data)
+        self._priorities.append(priority)
+        if len(self._items) >= self._batch_size:
+            self._send()
+
+    def _start(self, shard, seq, items, priorities, deadline):
+        wait_ms = deadline.wait_ms()
+        body = self._client._caller + self._client._insert_body(
+            seq, wait_ms, items, {t: priorities for t in self._tables})
+        return self._client.shards[shard].call_async("insert", body, timeout=wait_ms / 1000 + _MARGIN)
+
+    def _send(self):
+        if not self._items:
+            return
+        while len(self._in_flight) >= self._max_in_flight:
+            self._finish_oldest()
+        items, priorities = self._items, self._priorities
+        self._items, self._priorities = [], []
+        shard, seq, deadline = self._client._next_shard(), self._client._next_seq(), _Deadline(self._timeout)
+        request = [shard, seq, items, priorities, deadline, None]
+        request[5] = self._start(shard, seq, items, priorities, deadline)
+        self._in_flight.append(request)
+
+    def _finish_oldest(self):
+        shard, seq, items, priorities, deadline, future = self._in_flight.popleft()
+        while True:
+            try:
+                reply = _parse(future.result())
+            except courier.CourierError as error:
+                if error.code not in _RETRIED or deadline.passed():
+                    raise ReplayError(error.code, "insert on shard %d of %r: %s" %
+                                      (shard, self._client.node, error)) from error
+                reply = None
+                time.sleep(0.05)
+            if reply is not None:
+                self.keys_written += reply.u32()
+                return
+            if deadline.passed():
+                raise ReplayTimeout("writer of %r: an insert was not taken before the timeout" % self._table)
+            future = self._start(shard, seq, items, priorities, deadline)
+
+    def flush(self):
+        """Sends what is buffered and waits until every insert was taken."""
+        self._send()
+        while self._in_flight:
+            self._finish_oldest()
+
+    def close(self):
+        self.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *_):
+        if exc_type is None:
+            self.flush()
+
+
+class Queue:
+    """A queue of pickled objects over a `kind = "queue"` (or "stack") table
+    of replay node `node`, shared by every process that opens it: FIFO per
+    shard (a node with several shards spreads puts over them)."""
+
+    def __init__(self, node, table, client=None):
+        self._client = client if client is not None else Client(node)
+        self._table = table
+
+    def put(self, obj, timeout=None):
+        """Puts one object; waits while the table is full, up to `timeout`."""
+        self._client.insert(pickle.dumps(obj), {self._table: 1.0}, timeout)
+
+    def put_many(self, objs, timeout=None):
+        objs = [pickle.dumps(o) for o in objs]
+        if objs:
+            self._client.insert_many(objs, {self._table: 1.0}, timeout)
+
+    def get(self, timeout=None):
+        """The next object; Empty when none came within `timeout` seconds
+        (None: wait without end, 0: only one that is there now)."""
+        return self.get_many(1, timeout)[0]
+
+    def get_many(self, n, timeout=None):
+        """Up to n objects (at least one) from one shard."""
+        deadline = _Deadline(timeout)
+        try:
+            reply = self._client._pull("sample", self._client._sample_body(self._table, n, 1), deadline)
+        except ReplayTimeout:
+            raise Empty("queue %r of %r: nothing came before the timeout" %
+                        (self._table, self._client.node)) from None
+        return [pickle.loads(s.data) for s in self._client._samples(reply)]
+
+    def qsize(self):
+        return self._client.size(self._table)
+
+
+class Pool(_Closing):
+    """multiprocessing.Pool's map over the tasks of a node that serve a
+    `kind = "work"` table (Fiber's pool, with the replay node as its pending
+    table). On the caller: map(fn, items) and imap_unordered(fn, items),
+    fn being a name the workers serve or a function whose __name__ they
+    serve. On every task of `worker_node`: serve({name: function}).
+
+    A worker leases one item at a time, runs it and reports the result
+    straight to the caller (through its courier endpoint), then acks the
+    item. An item whose worker dies returns to the queue when its lease
+    expires (the table's `lease`; make it longer than the longest task) or
+    when that worker's next attempt first calls: a task may run twice, so
+    use pools for idempotent work only."""
+
+    def __init__(self, node, table, worker_node=None, endpoint=None):
+        self.node, self.table, self.worker_node = node, table, worker_node
+        self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
+        self._own_endpoint = endpoint is None
+        self._client = Client(node, endpoint=self._endpoint)
+        self._results = {}
+        self._arrived = threading.Condition()
+        self._registered = False
+        self._pool_id = random.SystemRandom().getrandbits(63)
+        self._next_task = 0
+        self._stop = threading.Event()
+
+    # --- the caller ---------------------------------------------------------
+
+    def _receive(self, request):
+        task_id, ok, value = pickle.loads(request)
+        with self._arrived:
+            self._results.setdefault(task_id, (ok, value))  # a task run twice: the first result
+            self._arrived.notify_all()
+        return b""
+
+    def _submit(self, fn, items):
+        if not self._registered:
+            self._endpoint.register(_RESULT_METHOD, self._receive)
+            self._registered = True
+        name = fn if isinstance(fn, str) else fn.__name__
+        address = self._endpoint.address
+        ids, payloads = [], []
+        for item in items:
+            self._next_task += 1
+            task_id = (self._pool_id, self._next_task)
+            ids.append(task_id)
+            payloads.append(pickle.dumps((task_id, address, name, item)))
+        for start in range(0, len(payloads), 256):
+            self._client.insert_many(payloads[start:start + 256], {self.table: 1.0})
+        return ids
+
+    def _take(self, task_id):
+        ok, value = self._results.pop(task_id)
+        if not ok:
+            raise PoolTaskError(value)
+        return value
+
+    def imap_unordered(self, fn, items, timeout=None):
+        """Results as they come, in any order; `timeout`: the longest wait
+        for the next one (ReplayTimeout)."""
+        waiting = set(self._submit(fn, items))
+        while waiting:
+            deadline = _Deadline(timeout)
+            with self._arrived:
+                while not waiting & self._results.keys():
+                    if deadline.passed():
+                        raise ReplayTimeout("pool %r: no result within %ss (%d tasks left; do workers "
+                                            "of %r serve it?)" % (self.table, timeout, len(waiting),
+                                                                 self.worker_node or "?"))
+                    self._arrived.wait(0.5 if deadline.left() is None else min(0.5, deadline.left()))
+                done = next(iter(waiting & self._results.keys()))
+                waiting.discard(done)
+                value = self._take(done)
+            yield value
+
+    def map(self, fn, items, timeout=None):
+        """[fn(item) for item in items], run by the workers; raises
+        PoolTaskError for a task that raised, ReplayTimeout when `timeout`
+        seconds pass without a result."""
+        ids = self._submit(fn, list(items))
+        deadline = _Deadline(timeout)
+        with self._arrived:
+            while not all(i in self._results for i in ids):
+                if deadline.passed():
+                    missing = sum(1 for i in ids if i not in self._results)
+                    raise ReplayTimeout("pool %r: %d of %d results missing after %ss" %
+                                        (self.table, missing, len(ids), timeout))
+                self._arrived.wait(0.5 if deadline.left() is None else min(0.5, deadline.left()))
+            return [self._take(i) for i in ids]
+
+    # --- the workers --------------------------------------------------------
+
+    def serve(self, functions, max_tasks=None):
+        """Runs the pool's tasks with `functions` ({name: function}) until
+        stop(), SIGTERM or SIGINT (or `max_tasks` tasks); returns how many it ran."""
+        here = os.environ.get("SLIPWAY_NODE")
+        if self.worker_node and here and here != self.worker_node:
+            raise ReplayError("invalid", "this task is of node %r, but pool %r is served by node %r" %
+                              (here, self.table, self.worker_node))
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: self._stop.set())
+        callers, ran = {}, 0
+        while not self._stop.is_set() and (max_tasks is None or ran < max_tasks):
+            try:
+                leased = self._client.lease(self.table, 1, timeout=1.0)
+            except ReplayTimeout:
+                continue
+            for key, _times, data in leased:
+                task_id, address, name, item = pickle.loads(data)
+                try:
+                    result = (task_id, True, functions[name](item))
+                except BaseException:  # the caller gets it as PoolTaskError
+                    result = (task_id, False, "task %r on %s.%s:\n%s" % (
+                        name, here or "?", os.environ.get("SLIPWAY_REPLICA", "?"), traceback.format_exc()))
+                try:
+                    report = pickle.dumps(result)
+                except Exception as error:  # noqa: BLE001 (an unpicklable result)
+                    report = pickle.dumps((task_id, False, "task %r returned what pickle cannot "
+                                                           "send: %s" % (name, error)))
+                try:
+                    if address not in callers:
+                        callers[address] = self._endpoint.connect(address, "pool caller")
+                    callers[address].call(_RESULT_METHOD, report, timeout=30.0)
+                except courier.CourierError:
+                    callers.pop(address, None)  # the caller is gone: nobody waits for it
+                self._client.ack(self.table, [key])
+                ran += 1
+        return ran
+
+    def stop(self):
+        """Ends serve() after the task it runs."""
+        self._stop.set()
+
+    def close(self):
+        self._client.close()
+        if self._own_endpoint:
+            self._endpoint.close()

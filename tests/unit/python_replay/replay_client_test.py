@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""The Python replay client's wire layout and retries, against fake shards
+that decode requests as docs/replay.md lays them out (no UCX, no server):
+the caller block, insert's seq kept across a re-send after a restart,
+not_ready answered by asking again, sample and info replies read back,
+keys routed to their shard, Queue's Empty. The real server is exercised by
+integration:replay_python:client. Usage: replay_client_test.py SOURCE_DIR"""
+import os
+import pickle
+import struct
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "python"))
+from slipway import courier, replay  # noqa: E402
+
+
+class Request:
+    def __init__(self, data):
+        self.data, self.at = data, 0
+
+    def take(self, fmt):
+        value = struct.unpack_from("<" + fmt, self.data, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return value[0]
+
+    def text(self):
+        n = self.take("H")
+        self.at += n
+        return self.data[self.at - n:self.at].decode()
+
+    def blob(self):
+        n = self.take("I")
+        self.at += n
+        return self.data[self.at - n:self.at]
+
+
+def text(s):
+    return struct.pack("<H", len(s)) + s.encode()
+
+
+class FakeShard:
+    """One shard: a list of (key, data) per table; `script` may hold
+    CourierErrors or the byte 1 (not_ready) to answer the next calls with."""
+
+    def __init__(self, shard):
+        self.shard, self.items, self.seen, self.script, self.next_key = shard, {}, [], [], 1
+        self.by_seq = {}
+
+    def call(self, method, data, timeout=None):
+        request = Request(data)
+        caller = (request.take("B"), request.take("Q"), request.take("I"), request.take("I"), request.text())
+        self.seen.append((method, caller))
+        if self.script:
+            step = self.script.pop(0)
+            if isinstance(step, Exception):
+                raise step
+            return step
+        return getattr(self, method)(request, caller)
+
+    def insert(self, r, caller):
+        seq, _wait, count = r.take("Q"), r.take("I"), r.take("I")
+        if (caller[1], seq) in self.by_seq:
+            keys = self.by_seq[(caller[1], seq)]
+        else:
+            keys = []
+            for _ in range(count):
+                data, tables = r.blob(), r.take("H")
+                key = (self.shard << 48) | self.next_key
+                self.next_key += 1
+                for _ in range(tables):
+                    table, _priority = r.text(), r.take("d")
+                    self.items.setdefault(table, []).append((key, data))
+                keys.append(key)
+            self.by_seq[(caller[1], seq)] = keys
+        return b"\0" + struct.pack("<I", len(keys)) + b"".join(struct.pack("<Q", k) for k in keys)
+
+    def sample(self, r, _caller):
+        table, n, _min_n, _wait = r.text(), r.take("I"), r.take("I"), r.take("I")
+        if table not in ("t", "q"):
+            return b"\2" + text("table '%s' is unknown" % table)
+        items = self.items.get(table, [])
+        if not items:
+            return b"\1"
+        out = items[:n]
+        if table == "q":
+            del items[:len(out)]
+        return b"\0" + struct.pack("<I", len(out)) + b"".join(
+            struct.pack("<QddQI", k, 1.0, 1.0 / len(items or out), len(items or out), 1) +
+            struct.pack("<I", len(d)) + d for k, d in out)
+
+    def mutate(self, r, _caller):
+        table, updates = r.text(), r.take("I")
+        for _ in range(updates):
+            r.take("Q"), r.take("d")
+        deletes = [r.take("Q") for _ in range(r.take("I"))]
+        before = len(self.items.get(table, []))
+        self.items[table] = [(k, d) for k, d in self.items.get(table, []) if k not in deletes]
+        return b"\0" + struct.pack("<II", updates, before - len(self.items[table]))
+
+    def info(self, r, _caller):
+        head = struct.pack("<IIQQQ", self.shard, 0, 0, 1 << 33, 1 << 26) + text("") + struct.pack("<I", 1)
+        table = (text("t") + struct.pack("<BBdBd", 0, 5, 0.6, 1, 0.0) +
+                 struct.pack("<QIQQdqddqqqIIQ", 1000, 0, len(self.items.get("t", [])), 0, 1.0, 1,
+                             -1e308, 1e308, 3, 2, 1, 0, 0, 0))
+        return b"\0" + head + table
+
+
+class FakeEndpoint:
+    def __init__(self, shards):
+        self.shards = shards
+
+    def resolve_all(self, node, timeout=None):
+        return self.shards
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        os.environ.update({"SLIPWAY_NODE": "actor", "SLIPWAY_REPLICA": "3", "SLIPWAY_ATTEMPT": "2"})
+        self.shards = [FakeShard(0), FakeShard(1)]
+        self.rb = replay.Client("replay", endpoint=FakeEndpoint(self.shards))
+
+    def test_caller_block_names_this_task(self):
+        self.rb.insert(b"x", {"t": 1.0})
+        version, client_id, replica, attempt, node = self.shards[0].seen[0][1]
+        self.assertEqual((version, replica, attempt, node), (1, 3, 2, "actor"))
+        self.assertNotEqual(client_id, 0)
+
+    def test_inserts_alternate_shards_and_keys_carry_them(self):
+        keys = [self.rb.insert(b"x%d" % i, {"t": 1.0}) for i in range(4)]
+        self.assertEqual(sorted(k >> 48 for k in keys), [0, 0, 1, 1])
+
+    def test_insert_resent_after_restart_keeps_its_seq(self):
+        self.shards[0].script = [courier.CourierError("peer_restarted", "restarted")]
+        key = self.rb.insert(b"once", {"t": 1.0})
+        self.assertEqual(len(self.shards[0].items["t"]), 1)
+        self.assertEqual(key >> 48, 0)
+        self.assertEqual([m for m, _ in self.shards[0].seen], ["insert", "insert"])
+
+    def test_not_ready_is_asked_again(self):
+        self.rb.insert(b"a", {"t": 1.0})
+        for shard in self.shards:
+            shard.script = [b"\1"]
+        samples = self.rb.sample("t", n=1, timeout=10)
+        self.assertEqual(samples[0].data, b"a")
+        self.assertEqual(samples[0].times_sampled, 1)
+
+    def test_sample_gathers_n_over_shards(self):
+        self.rb.insert_many([b"a", b"b"], {"t": [1.0, 2.0]})
+        self.rb.insert_many([b"c"], {"t": 3.0})
+        samples = self.rb.sample("t", n=5, timeout=10)
+        self.assertEqual(len(samples), 5)
+        self.assertTrue(all(isinstance(s, replay.Sample) for s in samples))
+
+    def test_sample_times_out(self):
+        with self.assertRaises(replay.ReplayTimeout):
+            self.rb.sample("t", n=1, timeout=0.2)
+
+    def test_service_errors_carry_their_message(self):
+        with self.assertRaises(replay.ReplayError) as caught:
+            self.rb.sample("nope", n=1, timeout=1)
+        self.assertEqual(caught.exception.code, "invalid")
+        self.assertIn("'nope'", str(caught.exception))
+
+    def test_a_call_that_cannot_be_retried_fails_at_once(self):
+        self.shards[0].script = [courier.CourierError("no_such_method", "no such method")]
+        self.shards[1].script = [courier.CourierError("no_such_method", "no such method")]
+        with self.assertRaises(replay.ReplayError) as caught:
+            self.rb.info()
+        self.assertEqual(caught.exception.code, "no_such_method")
+
+    def test_delete_goes_to_the_key_s_shard(self):
+        keys = [self.rb.insert(b"x%d" % i, {"t": 1.0}) for i in range(4)]
+        self.assertEqual(self.rb.delete("t", keys[:3]), 3)
+        self.assertEqual(sum(len(s.items["t"]) for s in self.shards), 1)
+
+    def test_info_reads_every_field(self):
+        self.rb.insert(b"x", {"t": 1.0})
+        info = self.rb.info()
+        self.assertEqual([s.shard for s in info], [0, 1])
+        table = info[0].tables["t"]
+        self.assertEqual((table.kind, table.sampler, table.sampler_exponent, table.remover),
+                         ("table", "prioritized", 0.6, "fifo"))
+        self.assertEqual((table.max_size, table.inserts, table.samples, table.deletes), (1000, 3, 2, 1))
+        self.assertEqual(self.rb.size("t"), 1)
+
+    def test_writer_pipelines_and_flushes(self):
+        for shard in self.shards:
+            shard.call_async = lambda method, data, timeout=None, s=shard: Done(s.call(method, data))
+        with self.rb.writer("t", max_in_flight=2, batch_size=3) as writer:
+            for i in range(10):
+                writer.append(b"%d" % i)
+        self.assertEqual(writer.keys_written, 10)
+        self.assertEqual(sum(len(s.items["t"]) for s in self.shards), 10)
+
+    def test_queue_pickles_and_raises_empty(self):
+        q = replay.Queue("replay", "q", client=self.rb)
+        q.put({"a": 1})
+        self.assertEqual(q.get(timeout=5), {"a": 1})
+        with self.assertRaises(replay.Empty):
+            q.get(timeout=0)
+        self.assertEqual(pickle.loads(pickle.dumps({"a": 1})), {"a": 1})
+
+
+class Done:
+    def __init__(self, value):
+        self.value = value
+
+    def result(self, timeout=None):
+        return self.value
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

@@ -1,0 +1,259 @@
+// The engine: inserts into several tables sharing data, parking and
+// deadlines on an injected clock, FIFO wake-ups, max_size eviction,
+// max_times_sampled, de-duplication, mutate/reset/info and bounds.
+#include <catch2/catch.hpp>
+
+#include "engine_fixture.hpp"
+
+using namespace replay_test;
+
+TEST_CASE("an insert into two tables stores the data once - with one key") {
+  Engine engine({{table("a"), table("b")}, {}}, 3);
+  Answer<InsertReply> inserted;
+  InsertRequest request;
+  request.items.push_back({bytes_of("hello"), {{"a", 1.0}, {"b", 2.0}}});
+  engine.insert(caller(), std::move(request), t0(), inserted.done());
+  REQUIRE(inserted.reply);
+  REQUIRE(inserted.reply->status == Status::ok);
+  REQUIRE(inserted.reply->keys.size() == 1);
+  const Key key = inserted.reply->keys[0];
+  CHECK(shard_of(key) == 3);
+  CHECK(engine.store().blobs() == 1);
+  CHECK(engine.store().bytes() == 5);
+
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"b", 1, 1, 0}, t0(), sampled.done());
+  REQUIRE(sampled.reply->status == Status::ok);
+  CHECK(sampled.reply->items.at(0).key == key);
+  CHECK(sampled.reply->items.at(0).priority == 2.0);
+  CHECK(text_of(sampled.reply->items.at(0).data->bytes()) == "hello");
+  sampled.reply.reset();
+
+  // Deleting from one table keeps the data for the other; the last frees it.
+  CHECK(engine.mutate(caller(), {"a", {}, {key}}, t0()).deleted == 1);
+  CHECK(engine.store().blobs() == 1);
+  CHECK(engine.mutate(caller(), {"b", {}, {key}}, t0()).deleted == 1);
+  CHECK(engine.store().blobs() == 0);
+  CHECK(engine.store().bytes() == 0);
+}
+
+TEST_CASE("a sample parks until an insert lets it go - or answers not_ready at its deadline") {
+  Engine engine({{table("q", TableKind::queue)}, {}}, 0);
+  Answer<SampleReply> first;
+  Answer<SampleReply> second;
+  engine.sample(caller("learner"), {"q", 1, 1, 1000}, t0(), first.done());
+  engine.sample(caller("learner"), {"q", 1, 1, 5000}, t0() + 10ms, second.done());
+  CHECK_FALSE(first.reply);
+  CHECK(engine.parked() == 2);
+  CHECK(engine.next_deadline() == t0() + 1000ms);
+
+  engine.tick(t0() + 999ms);
+  CHECK_FALSE(first.reply);
+  engine.tick(t0() + 1000ms);
+  REQUIRE(first.reply);
+  CHECK(first.reply->status == Status::not_ready);
+  CHECK_FALSE(second.reply);
+
+  Answer<InsertReply> inserted;
+  engine.insert(caller(), one_item("x", "q"), t0() + 2s, inserted.done());
+  CHECK(inserted.reply->status == Status::ok);
+  REQUIRE(second.reply);  // woken by the insert, in order
+  CHECK(second.reply->status == Status::ok);
+  CHECK(text_of(second.reply->items.at(0).data->bytes()) == "x");
+  CHECK(engine.parked() == 0);
+  CHECK(engine.item_count() == 0);  // max_times_sampled 1
+}
+
+TEST_CASE("wait_ms 0 answers at once - parked samples are served in arrival order") {
+  Engine engine({{table("q", TableKind::queue)}, {}}, 0);
+  Answer<SampleReply> now;
+  engine.sample(caller(), {"q", 1, 1, 0}, t0(), now.done());
+  REQUIRE(now.reply);
+  CHECK(now.reply->status == Status::not_ready);
+
+  std::vector<std::string> order;
+  std::vector<Done<SampleReply>> dones;
+  for (int i = 0; i < 3; ++i) {
+    engine.sample(caller(), {"q", 1, 1, 60000}, t0(), [&order, i](SampleReply reply) {
+      order.push_back(std::to_string(i) + ":" + text_of(reply.items.at(0).data->bytes()));
+    });
+  }
+  for (const char* data : {"a", "b", "c"}) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item(data, "q"), t0(), inserted.done());
+  }
+  CHECK(order == std::vector<std::string>{"0:a", "1:b", "2:c"});
+}
+
+TEST_CASE("a full queue parks inserts until a sample makes room - FIFO among inserts") {
+  auto config = table("q", TableKind::queue);
+  config.max_size = 2;
+  config.rate_limiter = RateLimiterConfig::queue(2);
+  Engine engine({{config}, {}}, 0);
+  Answer<InsertReply> a, b, c, d;
+  engine.insert(caller(), one_item("a", "q"), t0(), a.done());
+  engine.insert(caller(), one_item("b", "q"), t0(), b.done());
+  engine.insert(caller(), one_item("c", "q", 1.0, 1000), t0(), c.done());
+  engine.insert(caller(), one_item("d", "q", 1.0, 0), t0(), d.done());
+  CHECK(a.reply->status == Status::ok);
+  CHECK(b.reply->status == Status::ok);
+  CHECK_FALSE(c.reply);  // parked
+  CHECK(d.reply->status == Status::not_ready);  // wait 0, and c is ahead of it
+
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"q", 1, 1, 0}, t0() + 1ms, sampled.done());
+  CHECK(text_of(sampled.reply->items.at(0).data->bytes()) == "a");
+  REQUIRE(c.reply);
+  CHECK(c.reply->status == Status::ok);
+  const auto info = engine.info(caller(), t0());
+  CHECK(info.tables.at(0).size == 2);
+  CHECK(info.tables.at(0).counters.inserts == 3);
+  CHECK(info.tables.at(0).counters.samples == 1);
+  CHECK(info.tables.at(0).counters.deletes == 1);
+}
+
+TEST_CASE("an insert into two tables waits until both can take it") {
+  auto small = table("small", TableKind::queue);
+  small.max_size = 1;
+  small.rate_limiter = RateLimiterConfig::queue(1);
+  Engine engine({{table("big"), small}, {}}, 0);
+  Answer<InsertReply> first, second;
+  InsertRequest request;
+  request.wait_ms = 1000;
+  request.items.push_back({bytes_of("1"), {{"big", 1.0}, {"small", 1.0}}});
+  engine.insert(caller(), request, t0(), first.done());
+  engine.insert(caller(), request, t0(), second.done());
+  CHECK(first.reply->status == Status::ok);
+  CHECK_FALSE(second.reply);
+  CHECK(engine.info(caller(), t0()).tables.at(0).size == 1);  // nothing half-inserted
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"small", 1, 1, 0}, t0(), sampled.done());
+  REQUIRE(second.reply);
+  CHECK(second.reply->status == Status::ok);
+  CHECK(engine.info(caller(), t0()).tables.at(0).size == 2);
+}
+
+TEST_CASE("the remover evicts at max_size - max_times_sampled removes sampled items") {
+  auto config = table("t");
+  config.max_size = 3;
+  config.max_times_sampled = 2;
+  config.sampler = {SelectorKind::fifo, 1.0};
+  Engine engine({{config}, {}}, 0);
+  std::vector<Key> keys;
+  for (const char* data : {"a", "b", "c", "d"}) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item(data, "t"), t0(), inserted.done());
+    keys.push_back(inserted.reply->keys.at(0));
+  }
+  auto info = engine.info(caller(), t0());
+  CHECK(info.tables[0].size == 3);  // "a" evicted (fifo remover)
+  CHECK(info.tables[0].counters.deletes == 1);
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"t", 3, 1, 0}, t0(), sampled.done());
+  REQUIRE(sampled.reply->items.size() == 3);
+  CHECK(sampled.reply->items[0].key == keys[1]);
+  CHECK(sampled.reply->items[0].times_sampled == 1);
+  CHECK(sampled.reply->items[1].times_sampled == 2);
+  CHECK(sampled.reply->items[2].key == keys[2]);  // "b" went after its second sample
+  CHECK(sampled.reply->items[2].table_size == 2);
+}
+
+TEST_CASE("a sample returns as many as the limiter allows - at least min_n") {
+  Engine engine({{table("q", TableKind::queue)}, {}}, 0);
+  for (int i = 0; i < 3; ++i) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item("x", "q"), t0(), inserted.done());
+  }
+  Answer<SampleReply> strict;
+  engine.sample(caller(), {"q", 5, 5, 0}, t0(), strict.done());
+  CHECK(strict.reply->status == Status::not_ready);
+  Answer<SampleReply> flexible;
+  engine.sample(caller(), {"q", 5, 1, 0}, t0(), flexible.done());
+  CHECK(flexible.reply->items.size() == 3);
+}
+
+TEST_CASE("a re-sent insert same client and seq is answered with its keys and not inserted again") {
+  Engine engine({{table("t")}, {}}, 0);
+  auto request = one_item("x", "t");
+  request.seq = 7;
+  Answer<InsertReply> first, again, other;
+  engine.insert(caller("actor", 0, 0, 42), request, t0(), first.done());
+  engine.insert(caller("actor", 0, 0, 42), request, t0(), again.done());
+  CHECK(again.reply->keys == first.reply->keys);
+  CHECK(engine.item_count() == 1);
+  engine.insert(caller("actor", 0, 0, 43), request, t0(), other.done());  // another client
+  CHECK(engine.item_count() == 2);
+}
+
+TEST_CASE("mutate updates priorities the sampler follows - reset clears items and counters") {
+  auto config = table("t");
+  config.sampler = {SelectorKind::max_heap, 1.0};
+  Engine engine({{config}, {}}, 0);
+  std::vector<Key> keys;
+  for (double p : {1.0, 2.0, 3.0}) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item("x", "t", p), t0(), inserted.done());
+    keys.push_back(inserted.reply->keys[0]);
+  }
+  const auto reply = engine.mutate(caller(), {"t", {{keys[0], 10.0}, {999, 1.0}}, {keys[2], 12345}}, t0());
+  CHECK(reply.updated == 1);
+  CHECK(reply.deleted == 1);
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"t", 1, 1, 0}, t0(), sampled.done());
+  CHECK(sampled.reply->items[0].key == keys[0]);
+  sampled.reply.reset();  // a sample holds its data alive
+  CHECK(engine.reset(caller(), "t", t0()).status == Status::ok);
+  const auto info = engine.info(caller(), t0());
+  CHECK(info.tables[0].size == 0);
+  CHECK(info.tables[0].counters.inserts == 0);
+  CHECK(engine.store().bytes() == 0);
+}
+
+TEST_CASE("bad requests are refused with the table and the limit named - changing nothing") {
+  EngineConfig config{{table("t"), table("p")}, {}};
+  config.tables[1].sampler = {SelectorKind::prioritized, 1.0};
+  config.limits.max_item_bytes = 4;
+  config.limits.max_data_bytes = 10;
+  Engine engine(config, 0);
+  const auto insert = [&](InsertRequest request) {
+    Answer<InsertReply> answer;
+    engine.insert(caller(), std::move(request), t0(), answer.done());
+    return *answer.reply;
+  };
+  auto reply = insert(one_item("12345", "t"));
+  CHECK(reply.status == Status::too_large);
+  CHECK_THAT(reply.message, Catch::Contains("max_item_bytes"));
+  reply = insert(one_item("x", "nope"));
+  CHECK(reply.status == Status::invalid);
+  CHECK_THAT(reply.message, Catch::Contains("no table 'nope'"));
+  reply = insert(one_item("x", "p", -1.0));
+  CHECK(reply.status == Status::invalid);
+  CHECK_THAT(reply.message, Catch::Contains("'p'"));
+  InsertRequest twice;
+  twice.items.push_back({bytes_of("x"), {{"t", 1.0}, {"t", 1.0}}});
+  CHECK(insert(twice).status == Status::invalid);
+  CHECK(insert(InsertRequest{}).status == Status::invalid);
+  for (int i = 0; i < 2; ++i) CHECK(insert(one_item("1234", "t")).status == Status::ok);
+  reply = insert(one_item("1234", "t"));  // 12 bytes > 10
+  CHECK(reply.status == Status::too_large);
+  CHECK_THAT(reply.message, Catch::Contains("max_data_bytes"));
+  CHECK(engine.item_count() == 2);
+
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"t", 0, 1, 0}, t0(), sampled.done());
+  CHECK(sampled.reply->status == Status::invalid);
+  CHECK(engine.mutate(caller(), {"nope", {}, {}}, t0()).status == Status::invalid);
+  CHECK_THROWS_AS(Engine({{table("x"), table("x")}, {}}, 0), std::invalid_argument);
+}
+
+TEST_CASE("a queue refuses an insert bigger than its max_size it could never go") {
+  auto config = table("q", TableKind::queue);
+  config.max_size = 2;
+  config.rate_limiter = RateLimiterConfig::queue(2);
+  Engine engine({{config}, {}}, 0);
+  InsertRequest request;
+  for (int i = 0; i < 3; ++i) request.items.push_back({bytes_of("x"), {{"q", 1.0}}});
+  Answer<InsertReply> answer;
+  engine.insert(caller(), request, t0(), answer.done());
+  CHECK(answer.reply->status == Status::invalid);
+}
