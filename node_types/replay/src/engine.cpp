@@ -423,13 +423,21 @@ InfoReply Engine::info(const Caller& caller, Time now) {
   return reply;
 }
 
+void Engine::drain() { expire_parked(std::nullopt); }
+
 void Engine::tick(Time now) {
   for (auto& slot : tables_) slot->table.expire(now);
   pump(now);
+  expire_parked(now);
+  // A request that timed out at the head may have held others up.
+  pump(now);
+}
+
+void Engine::expire_parked(std::optional<Time> now) {
   for (auto& slot : tables_) {
     std::deque<ParkedRead> reads;
     for (auto& parked : slot->reads) {
-      if (parked.deadline > now) {
+      if (now && parked.deadline > *now) {
         reads.push_back(std::move(parked));
       } else if (parked.lease) {
         parked.leased(not_ready<LeaseReply>());
@@ -440,7 +448,7 @@ void Engine::tick(Time now) {
     slot->reads = std::move(reads);
     std::deque<std::unique_ptr<ParkedInsert>> inserts;
     for (auto& parked : slot->inserts) {
-      if (parked->deadline > now) {
+      if (now && parked->deadline > *now) {
         inserts.push_back(std::move(parked));
       } else {
         parked->done(not_ready<InsertReply>());
@@ -448,8 +456,6 @@ void Engine::tick(Time now) {
     }
     slot->inserts = std::move(inserts);
   }
-  // A request that timed out at the head may have held others up.
-  pump(now);
 }
 
 std::optional<Time> Engine::next_deadline() const {

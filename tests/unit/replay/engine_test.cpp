@@ -257,3 +257,14 @@ TEST_CASE("a queue refuses an insert bigger than its max_size it could never go"
   engine.insert(caller(), request, t0(), answer.done());
   CHECK(answer.reply->status == Status::invalid);
 }
+
+TEST_CASE("drain answers every parked request with not_ready") {
+  Engine engine({{table("q", TableKind::queue)}, {}}, 0);
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"q", 1, 1, 60000}, t0(), sampled.done());
+  CHECK_FALSE(sampled.reply);
+  engine.drain();
+  REQUIRE(sampled.reply);
+  CHECK(sampled.reply->status == Status::not_ready);
+  CHECK(engine.parked() == 0);
+}
