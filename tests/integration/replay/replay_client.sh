@@ -2,6 +2,7 @@
 # Runs a `type = "replay"` node (slipway-replay, found next to slipway) and
 # the C++ client test program under `slipway run`:
 #   replay_client.sh basic     tables, queue, writer, sampler, priorities, leases
+#   replay_client.sh shards    two shards: spread, routing by key
 #   replay_client.sh work      a worker dies holding a lease; its relaunch gets the job back
 #   replay_client.sh restart   checkpoint, SIGKILL of the server, relaunch and restore
 # Needs SLIPWAY, SLIPWAY_REPLAY_BIN and SLIPWAY_REPLAY_CLIENT (built programs).
@@ -23,6 +24,7 @@ name = "replay-$mode-$$"
 [node.replay]
 type = "replay"
 max_retries = 1
+replicas = $([ "$mode" = shards ] && echo 2 || echo 1)
 
 [node.replay.tables.experience]
 max_size = 1000
@@ -66,6 +68,8 @@ if [ "$mode" = work ]; then
 elif [ "$mode" = restart ]; then
   grep -Eq "^replay\.0: slipway-replay: loaded checkpoint $work/ckpt/replay\.0/checkpoint-0+1\.ckpt: 6 tables, 20 items, [0-9]+ bytes of data" <<<"$output" ||
     fail "the relaunched shard did not say what it loaded"
+elif [ "$mode" = shards ]; then
+  grep -q "^replay\.1: slipway-replay: serving replay\.1" <<<"$output" || fail "the second shard did not serve"
 else
   grep -Eq "^replay\.0: slipway-replay: no checkpoint under $work/ckpt/replay\.0: starting empty" <<<"$output" ||
     fail "the shard did not say it started empty"

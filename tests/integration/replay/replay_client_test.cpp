@@ -4,6 +4,9 @@
 // held ("replay client test: ok").
 //
 //   slipway_test_replay_client basic     tables, queue, writer, sampler, priorities, work leases
+//   slipway_test_replay_client shards    two shards: inserts spread, keys route
+//                                        updates and deletes to their shard, samples
+//                                        come from both
 //   slipway_test_replay_client work      attempt 0 leases a job and dies holding it;
 //                                        attempt 1's first call frees that lease and
 //                                        gets the job back at once (not at expiry)
@@ -184,6 +187,33 @@ void restart(replay::Client& rb, const std::string& binary) {
   check((key & ((replay::Key{1} << 48) - 1)) > 20, "new keys continue after the restored ones");
 }
 
+void shards(replay::Client& rb) {
+  check(rb.shards() == 2, "two shards resolved");
+  std::vector<replay::Key> keys;
+  for (int i = 0; i < 20; ++i) keys.push_back(rb.insert(channels::as_view("i" + std::to_string(i)), {{"uniform", 1.0}}));
+  std::set<std::uint32_t> owners;
+  for (replay::Key key : keys) owners.insert(replay::shard_of(key));
+  check(owners == std::set<std::uint32_t>{0, 1}, "inserts went to both shards");
+  auto info = rb.info();
+  check(info.size() == 2 && info[0].shard == 0 && info[1].shard == 1, "info answers per shard");
+  std::uint64_t total = 0;
+  for (const auto& shard : info) total += table_info({shard}, "uniform")->size;
+  check(total == 20, "the shards hold the 20 items between them");
+  std::set<std::uint32_t> sampled_from;
+  for (int i = 0; i < 20; ++i) {
+    for (const auto& item : rb.sample("uniform", 2, 10s)) sampled_from.insert(replay::shard_of(item.key));
+  }
+  check(sampled_from.size() == 2, "samples come from both shards");
+  rb.remove("uniform", keys);
+  bool removed = false;
+  for (int i = 0; i < 50 && !removed; ++i) {
+    info = rb.info();
+    removed = table_info({info[0]}, "uniform")->size == 0 && table_info({info[1]}, "uniform")->size == 0;
+    if (!removed) std::this_thread::sleep_for(20ms);
+  }
+  check(removed, "deletes reach the shard of each key");
+}
+
 void work(replay::Client& rb) {
   if (rb.caller().attempt == 0) {
     const replay::Key job = rb.insert(channels::as_view("job"), {{"jobs", 1.0}});
@@ -207,7 +237,9 @@ int main(int argc, char** argv) {
   try {
     channels::Endpoint endpoint({}, channels::RendezvousDirectory::from_environment());
     replay::Client rb(endpoint, "replay");
-    if (mode == "work") {
+    if (mode == "shards") {
+      shards(rb);
+    } else if (mode == "work") {
       work(rb);
     } else if (mode == "restart") {
       restart(rb, argc > 2 ? argv[2] : "slipway-replay");

@@ -96,6 +96,7 @@ class Engine {
   struct Slot;  // a table and its parked requests
 
   Slot* find(const std::string& table);
+  std::string unknown_table(const std::string& name) const;
   void pump(Time now);
   // Answers parked requests due at `now` (all of them: nullopt) with not_ready.
   void expire_parked(std::optional<Time> now);
