@@ -507,6 +507,11 @@ std::vector<std::string> Engine::restore(Snapshot snapshot) {
       highest = std::max<std::uint64_t>(highest, item.key & kMaxCounter);
     }
     slot->table.limiter().restore(saved.counters);
+    if (slot->table.size() > slot->table.config().max_size) {
+      notes.push_back("table '" + saved.name + "' came back with " + std::to_string(slot->table.size()) +
+                      " items, above its max_size " + std::to_string(slot->table.config().max_size) +
+                      ": the next inserts evict down to it");
+    }
   }
   next_counter_ = std::max({next_counter_, snapshot.next_counter, highest + 1});
   return notes;
