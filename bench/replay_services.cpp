@@ -174,7 +174,7 @@ class SlipwayService final : public ReplayService {
     env.push_back(std::string(core::env::kReplica) + "=0");
     env.push_back(std::string(core::env::kReplicas) + "=1");
     env.push_back(std::string(core::env::kAttempt) + "=0");
-    env.push_back(std::string("SLIPWAY_REPLAY_CONFIG=") + config);
+    env.push_back(std::string(core::env::kReplayConfig) + "=" + config);
     process_ = std::make_unique<ServerProcess>(std::vector<std::string>{program}, std::move(env), true);
     const auto deadline = Clock::now() + 30s;
     while (!server_->get("ucx/replay/0")) {  // published: it serves
