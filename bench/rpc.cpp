@@ -344,6 +344,7 @@ int run(const std::vector<std::string>& args) {
   int iters = 10000;
   int busy_poll_us = 200;
   std::vector<std::size_t> sizes = {8, 64 * 1024, 1 << 20};
+  std::vector<std::string> mode_names = {"default", "sleep", "busypoll"};
   if (args.size() == 6 && args[0] == "--serve") {
     return serve(args[1], Mode{args[2], args[3] == "1", std::stoi(args[4]), std::stoi(args[5])});
   }
@@ -364,12 +365,15 @@ int run(const std::vector<std::string>& args) {
       iters = std::stoi(value());
     } else if (args[i] == "--busy-poll-us") {
       busy_poll_us = std::stoi(value());
+    } else if (args[i] == "--modes") {
+      mode_names = list(value(), ',');
     } else if (args[i] == "--sizes") {
       sizes.clear();
       for (const auto& item : list(value(), ',')) sizes.push_back(std::stoull(item));
     } else {
       std::fprintf(stderr, "usage: slipway-bench rpc [--tls LIST;LIST] [--iters N] "
-                           "[--sizes 8,65536,...] [--busy-poll-us U]\n");
+                           "[--sizes 8,65536,...] [--busy-poll-us U] "
+                           "[--modes default,sleep,busypoll]\n");
       return 2;
     }
   }
@@ -378,9 +382,16 @@ int run(const std::vector<std::string>& args) {
       std::fprintf(stderr, "\n*** rpc: %s; its column reads n/a ***\n\n", bench::missing_peer_message(peer).c_str());
     }
   }
-  const std::vector<Mode> modes = {{"default", true, -1, 0},
-                                   {"sleep", false, 0, 0},
-                                   {"busypoll", true, -1, busy_poll_us}};
+  const std::vector<Mode> all_modes = {{"default", true, -1, 0},
+                                       {"sleep", false, 0, 0},
+                                       {"busypoll", true, -1, busy_poll_us}};
+  std::vector<Mode> modes;
+  for (const auto& name : mode_names) {
+    auto it = std::find_if(all_modes.begin(), all_modes.end(),
+                           [&](const Mode& m) { return m.name == name; });
+    if (it == all_modes.end()) throw std::invalid_argument("no mode '" + name + "' (default, sleep, busypoll)");
+    modes.push_back(*it);
+  }
   std::printf("rpc: round-trip latency, callee in its own process. courier = slipway courier "
               "RPC (call() of an echo method) in modes default (caller-side progress, learnt "
               "poll window, epoll when idle), sleep (every wait in epoll) and busypoll "
@@ -402,14 +413,18 @@ int run(const std::vector<std::string>& args) {
               : size >= 65536    ? std::max(200, iters / 4)
                                  : iters;
       std::vector<Latency> courier;
-      for (const auto& mode : modes) courier.push_back(measure_courier(tls, size, n, mode));
+      std::map<std::string, std::optional<Latency>> column;  // a mode left out reads n/a
+      for (const auto& mode : modes) {
+        courier.push_back(measure_courier(tls, size, n, mode));
+        column[mode.name] = courier.back();
+      }
       auto perftest = measure_perftest(tls, size, std::min(n, 2000), port);
       port += 2;
       if (!grpc.count(size)) grpc[size] = measure_grpc(size, n);
       const auto& g = grpc[size];
       std::printf("%-10s %-7s %6d %22s %22s %22s %16s %16s\n", tls.c_str(),
-                  size_label(size).c_str(), n, cell(courier[0]).c_str(), cell(courier[1]).c_str(),
-                  cell(courier[2]).c_str(), cell(perftest).c_str(), cell(g).c_str());
+                  size_label(size).c_str(), n, cell(column["default"]).c_str(),
+                  cell(column["sleep"]).c_str(), cell(column["busypoll"]).c_str(), cell(perftest).c_str(), cell(g).c_str());
       std::fflush(stdout);
       std::string label = size_label(size);
       double pt = perftest ? perftest->p50_us : 0;

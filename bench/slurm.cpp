@@ -3,7 +3,13 @@
 // the same real test cluster, which the benchmark starts and tears down
 // (test_cluster.hpp; as root). Also timed, to show where the difference
 // goes: `slipway launch` under salloc (no srun hand-over) and salloc around
-// one plain step. Last line: `slurm: srun_ratio=R ...`.
+// one plain step. Then the same pair at 1,000 tasks: the cluster's hosts
+// declare 400 CPUs each (Slurm's config_overrides; they have 2), so that
+// 1,000 one-CPU tasks fit in 3 hosts.
+//
+//   slipway-bench slurm [RUNS [RUNS_1000]]     (defaults 5 and 3)
+//
+// Last line: `slurm: srun_ratio=R srun_ratio_1000=R1000 ...`.
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +32,9 @@ using slipway::bench::sibling_program;
 
 int run_slurm_bench(const std::vector<std::string>& args) {
   int runs = args.empty() ? 5 : std::max(1, std::atoi(args[0].c_str()));
+  int runs_1000 = args.size() < 2 ? 3 : std::max(1, std::atoi(args[1].c_str()));
+  // Large hosts: 1,000 one-CPU tasks on 3 of them.
+  setenv("SLIPWAY_CLUSTER_CPUS", "400", 1);
   std::string slipway = sibling_program("slipway");
   fs::path dir = fs::temp_directory_path() / ("slipway-bench-slurm-" + std::to_string(getpid()));
   fs::create_directories(dir / "work");
@@ -40,6 +49,9 @@ int run_slurm_bench(const std::vector<std::string>& args) {
       fs::path topology = dir / "work" / "bench12.toml";
       std::ofstream(topology) << "[program]\nname = \"bench12\"\n\n[node.t]\ncommand = [\"/bin/true\"]\n"
                                  "replicas = 12\n";
+      fs::path topology_1000 = dir / "work" / "bench1000.toml";
+      std::ofstream(topology_1000) << "[program]\nname = \"bench1000\"\n\n[node.t]\n"
+                                      "command = [\"/bin/true\"]\nreplicas = 1000\n";
       std::string cd = "cd '" + (dir / "work").string() + "' && ";
       const std::string quiet = " >/dev/null 2>&1";
       const std::string alloc = "salloc -N3 -n12 -p cpu --no-kill ";
@@ -55,7 +67,14 @@ int run_slurm_bench(const std::vector<std::string>& args) {
       // interleave the commands run by run, so that both sides see the same
       // machine load.
       auto medians = alternating_medians_ms(commands, runs);
-      if (medians.empty()) {
+      std::vector<double> medians_1000;
+      if (!medians.empty()) {
+        medians_1000 = alternating_medians_ms(
+            {cd + "srun -N3 -n1000 -p cpu --program='" + topology_1000.string() + "'" + quiet,
+             cd + "srun -N3 -n1000 -p cpu /bin/true" + quiet},
+            runs_1000);
+      }
+      if (medians.empty() || medians_1000.empty()) {
         std::fprintf(stderr, "slurm: a run failed\n");
         std::printf("slurm: error=run_failed\n");
       } else {
@@ -66,9 +85,15 @@ int run_slurm_bench(const std::vector<std::string>& args) {
         std::printf("  srun -n12 /bin/true                  %8.1f ms\n", srun_ms);
         std::printf("  salloc ... slipway launch bench12    %8.1f ms\n", launch_ms);
         std::printf("  salloc ... srun -n12 /bin/true       %8.1f ms\n", salloc_srun_ms);
-        std::printf("slurm: srun_ratio=%.2f program_ms=%.1f srun_ms=%.1f launch_in_salloc_ms=%.1f "
+        std::printf("slurm: median of %d interleaved runs, 1000 tasks of /bin/true on 3 hosts "
+                    "declaring 400 CPUs each\n", runs_1000);
+        std::printf("  srun --program=bench1000.toml        %8.1f ms\n", medians_1000[0]);
+        std::printf("  srun -n1000 /bin/true                %8.1f ms\n", medians_1000[1]);
+        std::printf("slurm: srun_ratio=%.2f srun_ratio_1000=%.2f program_ms=%.1f srun_ms=%.1f "
+                    "program_1000_ms=%.1f srun_1000_ms=%.1f launch_in_salloc_ms=%.1f "
                     "srun_in_salloc_ms=%.1f\n",
-                    slipway_ms / srun_ms, slipway_ms, srun_ms, launch_ms, salloc_srun_ms);
+                    slipway_ms / srun_ms, medians_1000[0] / medians_1000[1], slipway_ms, srun_ms,
+                    medians_1000[0], medians_1000[1], launch_ms, salloc_srun_ms);
         status = 0;
       }
     }
@@ -79,4 +104,5 @@ int run_slurm_bench(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SLIPWAY_BENCHMARK("slurm", "srun --program of 12 tasks vs srun -n12, on a real test cluster", run_slurm_bench);
+SLIPWAY_BENCHMARK("slurm", "srun --program of 12 and 1000 tasks vs srun -n12/-n1000, on a real test cluster",
+                  run_slurm_bench);

@@ -222,9 +222,14 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
   if (options_.caller_progress && loop_->try_acquire()) {
     // This thread owns the worker: send from here and poll for the reply
     // for a short while, then hand the worker back armed.
+    // Handed back unarmed (the loop naps) when this thread polled for its
+    // reply, got it, and no other call of this endpoint waits: it will
+    // likely call again soon, and an armed worker makes every reply cost
+    // the peer a wake-up signal.
     struct Release {
       ProgressLoop& loop;
-      ~Release() { loop.release(); }
+      std::chrono::nanoseconds nap{0};
+      ~Release() { loop.release(nap); }
     } release{*loop_};
     start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
     polled = options_.busy_poll.count() > 0 ? std::chrono::nanoseconds(options_.busy_poll)
@@ -239,6 +244,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
       if (finished_here || now - start >= polled || loop_->stop_requested()) break;
       pause_polling(now - start);
     }
+    if (finished_here && calls_.empty()) release.nap = polled;
   } else {
     start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
   }

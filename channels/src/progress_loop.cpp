@@ -172,6 +172,8 @@ void ProgressLoop::wake() {
 }
 
 void ProgressLoop::watch_worker(bool on) noexcept {
+  if (watching_ == on) return;
+  watching_ = on;
   epoll_event ev{};
   ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
   ev.data.fd = worker_->event_fd();
@@ -226,7 +228,10 @@ bool ProgressLoop::take_from_poller() {
 
 bool ProgressLoop::try_acquire() {
   if (stop_flag_.load() || !running_.load()) return false;
-  if (!drive_mutex_.try_lock() && !(polling_.load() && take_from_poller())) return false;
+  if (!drive_mutex_.try_lock() &&
+      !((polling_.load() || nap_left(Clock::now()).count() > 0) && take_from_poller())) {
+    return false;
+  }
   if (stop_flag_.load() || !running_.load()) {
     drive_mutex_.unlock();
     return false;
@@ -246,10 +251,32 @@ bool ProgressLoop::try_acquire() {
   return true;
 }
 
-void ProgressLoop::release() noexcept {
+std::chrono::nanoseconds ProgressLoop::nap_left(Clock::time_point now) const noexcept {
+  const std::chrono::nanoseconds since(now.time_since_epoch().count() -
+                                       napping_since_ns_.load(std::memory_order_relaxed));
+  return std::chrono::nanoseconds(nap_ns_.load(std::memory_order_relaxed)) - since;
+}
+
+void ProgressLoop::release(std::chrono::nanoseconds nap) noexcept {
+  bool wake_loop = false;
+  if (nap.count() > 0 && !stop_flag_.load() && !settings_.pending() && !has_posted_.load() &&
+      !settings_.transferring()) {
+    // Unarmed: the progress thread naps at most `nap` (it may sleep
+    // longer now: wake it then) and arms once callers go quiet.
+    const auto now = Clock::now();
+    napping_since_ns_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+    nap_ns_.store(nap.count(), std::memory_order_relaxed);
+    if (sleep_until_ > now + nap) wake_loop = true;
+    if (!timers_.empty() && timers_.begin()->first.when < sleep_until_) wake_loop = true;
+    owner_ = std::thread::id{};
+    driving_ = false;
+    drive_mutex_.unlock();
+    if (wake_loop) wake();
+    return;
+  }
+  nap_ns_.store(0, std::memory_order_relaxed);
   // Hand the worker back armed, so that the progress thread's epoll sees
   // what arrives from now on; wake it if it has something to do sooner.
-  bool wake_loop = false;
   try {
     for (int round = 0;; ++round) {
       if (!settings_.pending() && worker_->arm()) break;
@@ -284,11 +311,16 @@ void ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
     std::lock_guard lock(mutex_);
     idle = posted_.empty() && !stop_requested_;
   }
-  if (idle && !settings_.pending() && worker_->arm()) {
+  auto now = Clock::now();
+  const auto nap = nap_left(now);
+  bool armed = false;
+  if (idle && !settings_.pending() && (nap.count() > 0 || (armed = worker_->arm()))) {
     // Until the nearest timer (at most a minute), or kTransferWait while
-    // our transfers are in flight.
-    auto now = Clock::now();
+    // our transfers are in flight; napping (unarmed: the worker's fd would
+    // not wake it), at most the nap.
+    watch_worker(armed);
     auto wait = std::chrono::nanoseconds(std::chrono::minutes(1));
+    if (!armed) wait = nap;
     if (!timers_.empty()) {
       wait = std::min(wait, std::max(std::chrono::nanoseconds(0),
                                      std::chrono::nanoseconds(timers_.begin()->first.when - now)));

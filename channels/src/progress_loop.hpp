@@ -15,7 +15,9 @@
 // Polling: after activity the progress thread keeps polling for a short
 // window before it arms and sleeps. busy_poll > 0 fixes that window; else
 // it is learnt from the gaps between bursts of activity (PollWindow, at
-// most `poll_limit`; 0 = never poll). Idle, it always sleeps in epoll.
+// most `poll_limit`; 0 = never poll). Idle, it always sleeps in epoll,
+// armed; while a caller that polled for its reply drives the worker, it
+// naps unarmed instead (release(nap)).
 //
 // Contract: post() may be called from any thread (also the owner); tasks run
 // in post order on the owner. schedule()/cancel() are for the owner only.
@@ -134,7 +136,12 @@ class ProgressLoop {
   // a driving caller to hand back at once.
   bool try_acquire();
   bool poll_once();
-  void release() noexcept;
+  // `nap` > 0: the caller expects to call again within `nap` (it polled
+  // for its reply): the worker is handed back unarmed, so that a reply
+  // arriving while no one sleeps on it costs the peer no wake-up signal,
+  // and the progress thread naps (wakes every `nap`, polls, does not arm)
+  // until callers have been quiet for `nap`; then it arms and sleeps.
+  void release(std::chrono::nanoseconds nap = std::chrono::nanoseconds(0)) noexcept;
   bool stop_requested();
 
  private:
@@ -144,6 +151,7 @@ class ProgressLoop {
   void wait_idle(std::unique_lock<std::mutex>& drive);
   void wake();
   void watch_worker(bool on) noexcept;
+  std::chrono::nanoseconds nap_left(Clock::time_point now) const noexcept;
   bool take_from_poller();
 
   std::shared_ptr<ucx::Worker> worker_;
@@ -158,6 +166,10 @@ class ProgressLoop {
   std::atomic<int> drive_wanted_{0};     // callers waiting for it to stop polling
   std::atomic<bool> has_posted_{false};  // posted_ is not empty
   std::atomic<bool> stop_flag_{false};   // stop_requested_, readable without mutex_
+  // The last unarmed hand-back: when, and the nap it asked for (ns).
+  std::atomic<std::int64_t> napping_since_ns_{0};
+  std::atomic<std::int64_t> nap_ns_{0};
+  bool watching_ = true;  // the worker's event fd is in epoll (owner state)
 
   // Held by the owner of the worker (the progress thread, or a caller).
   std::mutex drive_mutex_;

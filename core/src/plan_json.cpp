@@ -85,6 +85,40 @@ json task_to_json(const Task& t) {
               {"group_world_size", t.group_world_size}};
 }
 
+// Task `k` of the run that starts with `first`.
+Task next_in_run(const Task& first, std::uint32_t k) {
+  Task t = first;
+  t.id += k;
+  t.replica += k;
+  t.local_rank += k;
+  return t;
+}
+
+// Tasks in runs: a task joins the run before it when it is that run's next
+// (next_in_run) exactly. No GPUs in runs: GPU indices differ per task.
+json task_runs_to_json(const std::vector<Task>& tasks) {
+  json runs = json::array();
+  const Task* first = nullptr;
+  std::uint32_t count = 0;
+  auto close_run = [&] {
+    if (!first) return;
+    json run = task_to_json(*first);
+    run["count"] = count;
+    runs.push_back(std::move(run));
+  };
+  for (const Task& t : tasks) {
+    if (first && t.gpus.empty() && first->gpus.empty() && t == next_in_run(*first, count)) {
+      ++count;
+      continue;
+    }
+    close_run();
+    first = &t;
+    count = 1;
+  }
+  close_run();
+  return runs;
+}
+
 std::vector<Located<std::string>> located_list(const std::vector<std::string>& list) {
   std::vector<Located<std::string>> out;
   for (const auto& s : list) out.push_back(at_unknown(s));
@@ -192,11 +226,14 @@ Task task_from_json(const In& in, const Plan& plan, const std::set<std::string>&
 
 }  // namespace
 
-json plan_to_json(const Plan& plan) {
-  json nodes = json::array(), hosts = json::array(), tasks = json::array();
+json plan_to_json(const Plan& plan, PlanTasks form) {
+  json nodes = json::array(), hosts = json::array();
   for (const NodeSpec& n : plan.program.nodes) nodes.push_back(node_with_replay_to_json(n));
   for (const Host& h : plan.hosts) hosts.push_back(host_to_json(h));
-  for (const Task& t : plan.tasks) tasks.push_back(task_to_json(t));
+  json tasks = form == PlanTasks::runs ? task_runs_to_json(plan.tasks) : json::array();
+  if (form == PlanTasks::listed) {
+    for (const Task& t : plan.tasks) tasks.push_back(task_to_json(t));
+  }
   return json{{"version", kPlanJsonVersion},
               {"program",
                {{"name", plan.program.name.value},
@@ -205,7 +242,7 @@ json plan_to_json(const Plan& plan) {
                 {"base_dir", plan.program.base_dir}}},
               {"nodes", nodes},
               {"hosts", hosts},
-              {"tasks", tasks}};
+              {form == PlanTasks::runs ? "task_runs" : "tasks", tasks}};
 }
 
 std::uint64_t task_json_bytes_bound(const NodeSpec& node) {
@@ -221,8 +258,11 @@ std::uint64_t task_json_bytes_bound(const NodeSpec& node) {
   for (const ImplicitPort& port : implicit_ports(node)) t.ports.push_back(port.name);
   // As an element of the root's "tasks" array, indented as dump(2) does,
   // with the ",\n" that separates it from the next.
+  // (a run of one carries a "count" besides).
+  json run = task_to_json(t);
+  run["count"] = limits::kMaxTasks;
   const std::size_t empty = json{{"tasks", json::array()}}.dump(2).size();
-  const std::size_t one = json{{"tasks", json::array({task_to_json(t)})}}.dump(2).size();
+  const std::size_t one = json{{"tasks", json::array({run})}}.dump(2).size();
   return one - empty + 2;
 }
 
@@ -244,8 +284,27 @@ Plan plan_from_json(const json& j) {
     if (!names.insert(plan.program.nodes.back().name.value).second) n.fail("name", "is used twice");
   }
   for (const In& h : root.array("hosts", limits::kMaxHosts)) plan.hosts.push_back(host_from_json(h));
-  const auto tasks = root.array("tasks", limits::kMaxTasks);
-  for (std::size_t i = 0; i < tasks.size(); ++i) plan.tasks.push_back(task_from_json(tasks[i], plan, names, i));
+  if (root.has("task_runs") == root.has("tasks")) {
+    root.fail("tasks", "give the tasks as \"tasks\" or as \"task_runs\", one of the two");
+  }
+  if (root.has("tasks")) {
+    const auto tasks = root.array("tasks", limits::kMaxTasks);
+    for (std::size_t i = 0; i < tasks.size(); ++i) plan.tasks.push_back(task_from_json(tasks[i], plan, names, i));
+  } else {
+    for (const In& run : root.array("task_runs", limits::kMaxTasks)) {
+      const Task first = task_from_json(run, plan, names, plan.tasks.size());
+      const std::uint32_t count = run.u32("count", limits::kMaxTasks);
+      if (count == 0) run.fail("count", "must be at least 1");
+      if (plan.tasks.size() + count > limits::kMaxTasks) {
+        run.fail("count", "makes more than " + std::to_string(limits::kMaxTasks) + " tasks");
+      }
+      if (first.replica + (count - 1) >= first.replicas ||
+          first.local_rank + (count - 1) >= first.local_world_size) {
+        run.fail("count", "runs past its node's replicas or its host's local world size");
+      }
+      for (std::uint32_t k = 0; k < count; ++k) plan.tasks.push_back(next_in_run(first, k));
+    }
+  }
   for (const NodeSpec& n : plan.program.nodes) {
     for (const auto& h : n.handles) {
       if (names.count(h.value) == 0) root.fail("nodes", "node '" + n.name.value + "' handles unknown node '" + h.value + "'");

@@ -203,7 +203,7 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
     auto run_dir = RunDirectory::create(
         options.run_root.empty() ? default_run_root() : options.run_root, name);
     run_directory = run_dir.path();
-    run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
+    run_dir.write_file("plan.json", core::plan_to_json(*planned.plan, core::PlanTasks::runs).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks); run directory " + run_dir.path());
     // What agents of an earlier run that were killed left (a PMIx server's

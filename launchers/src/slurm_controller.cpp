@@ -651,7 +651,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     auto run_dir = RunDirectory::create(
         options.run_root.empty() ? default_run_root() : options.run_root, name);
     run_directory = run_dir.path();
-    run_dir.write_file("plan.json", core::plan_to_json(*planned.plan).dump(2) + "\n");
+    run_dir.write_file("plan.json", core::plan_to_json(*planned.plan, core::PlanTasks::runs).dump(2) + "\n");
     say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
         " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
     ControlPlaneOptions control;

@@ -10,6 +10,8 @@
 #
 # Knobs (environment): SLIPWAY_CLUSTER_CPU_NODES (3, partition cpu),
 # SLIPWAY_CLUSTER_GPU_NODES (2, partition gpu, 2 count-only GPUs each),
+# SLIPWAY_CLUSTER_CPUS (CPUs each host declares, 4; up to 4096: large hosts
+# for scale runs, through Slurm's config_overrides),
 # SLIPWAY_SPANK_PLUGIN (path of slipway.so to load; none when unset),
 # SLIPWAY_SPANK_PLUGIN_ARGS (its plugstack.conf arguments),
 # SLIPWAY_CLUSTER_TIMEOUT (seconds for all hosts to become idle, 90).
@@ -112,8 +114,11 @@ cmd_up() {
     net_add_host "$id" "$idx" "$name"
   done <"$CL_DIR/hosts"
 
+  local cpus=${SLIPWAY_CLUSTER_CPUS:-4}
+  [[ $cpus =~ ^[0-9]+$ ]] && ((cpus >= 1 && cpus <= 4096)) ||
+    die "SLIPWAY_CLUSTER_CPUS is '$cpus': give the CPUs each host declares, 1 to 4096"
   write_slurm_conf "$id" "$port" "$ncpu" "$ngpu" \
-    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}"
+    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}" "$cpus"
   start_munged
   start_slurmctld
   while read -r name; do start_slurmd "$id" "$name"; done <"$CL_DIR/hosts"

@@ -11,9 +11,11 @@
 # DIR/dev with the numbers of /dev/null. Slurm schedules and binds them like
 # real ones (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS are set for each step).
 
-# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS
+# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS [CPUS]
+# CPUS: what each host declares (4; more than the machine has is fine:
+# SlurmdParameters=config_overrides lets slurmd believe slurm.conf).
 write_slurm_conf() {
-  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6
+  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6 cpus=${7:-4}
   local prefix i name cpu_list="" gpu_list=""
   prefix=$(net_prefix "$id")
 
@@ -66,10 +68,10 @@ EOF
     for ((i = 1; i <= ncpu + ngpu; i++)); do
       name=fn$i
       if ((i <= ncpu)); then
-        echo "NodeName=$name NodeAddr=$prefix.$((10 + i)) CPUs=4 RealMemory=4000 State=UNKNOWN"
+        echo "NodeName=$name NodeAddr=$prefix.$((10 + i)) CPUs=$cpus RealMemory=4000 State=UNKNOWN"
         cpu_list+=${cpu_list:+,}$name
       else
-        echo "NodeName=$name NodeAddr=$prefix.$((10 + i)) CPUs=4 RealMemory=4000 Gres=gpu:2 State=UNKNOWN"
+        echo "NodeName=$name NodeAddr=$prefix.$((10 + i)) CPUs=$cpus RealMemory=4000 Gres=gpu:2 State=UNKNOWN"
         gpu_list+=${gpu_list:+,}$name
       fi
     done

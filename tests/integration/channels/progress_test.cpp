@@ -170,3 +170,34 @@ TEST_CASE("a zero timeout fails the call even when the reply is instant",
     CHECK(e.code() == Errc::timeout);
   }
 }
+
+TEST_CASE("a caller's endpoint serves calls right after its caller handed its worker back unarmed",
+          "[channels][progress]") {
+  // A caller that polled for its reply hands the worker back unarmed (the
+  // peer then sends its next reply without a wake-up signal); the progress
+  // thread naps meanwhile: calls to the caller's own endpoint must still be
+  // served within the nap, not once the thread sleeps its full minute.
+  auto tls = any_transport();
+  auto mode = GENERATE(Mode{"default", true, 100, 0}, Mode{"busy poll", true, 100, 200});
+  INFO("UCX_TLS=" << tls << " mode " << mode.name);
+  Endpoint a(options_in(tls, "a.0", mode));
+  Endpoint b(options_in(tls, "b.0", mode));
+  a.register_method("echo", [](ByteView request) { return to_bytes(request); });
+  b.register_method("echo", [](ByteView request) { return to_bytes(request); });
+  Handle a_to_b = a.connect(b.address(), "b.0");
+  Handle b_to_a = b.connect(a.address(), "a.0");
+  double slowest_ms = 0;
+  for (int i = 0; i < 200; ++i) {
+    for (int k = 0; k < 5; ++k) REQUIRE(a_to_b.call("echo", to_bytes("ping")).size() == 4);
+    const auto start = std::chrono::steady_clock::now();
+    REQUIRE(to_string(b_to_a.call("echo", to_bytes("back"), std::chrono::seconds(5))) == "back");
+    slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(
+                                          std::chrono::steady_clock::now() - start).count());
+  }
+  INFO("slowest call into the caller's endpoint: " << slowest_ms << " ms");
+  // Naps are at most a few hundred microseconds; scheduling on a loaded
+  // host adds milliseconds, never the idle sleep's minute.
+  CHECK(slowest_ms < 1000.0);
+  b.close();
+  a.close();
+}

@@ -212,3 +212,56 @@ TEST_CASE("plan files are read with the file named in errors", "[core][plan-json
   CHECK_THROWS_WITH(read_plan_file(bad), Catch::Contains("plan.version: missing"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("tasks written as runs read back as the same tasks", "[core][plan-json]") {
+  const Program p = parse_ok(R"(
+[program]
+name = "runs"
+[node.learner]
+command = "learner"
+framework = "torch"
+replicas = 3
+[node.actor]
+command = "actor"
+replicas = 1000
+ports = ["obs"]
+)");
+  const Plan plan = plan_ok(p, hosts(3, 400));
+  const json runs = plan_to_json(plan, PlanTasks::runs);
+  REQUIRE(runs.contains("task_runs"));
+  CHECK_FALSE(runs.contains("tasks"));
+  // The learner's replica 0 holds torch_master, so it stands alone; the
+  // actors make one run per host.
+  CHECK(runs["task_runs"].size() <= 6);
+  std::uint64_t counted = 0;
+  for (const json& run : runs["task_runs"]) counted += run["count"].get<std::uint64_t>();
+  CHECK(counted == plan.tasks.size());
+  const Plan back = plan_from_json(runs);
+  CHECK(back.tasks == plan.tasks);
+  CHECK(plan_to_json(back, PlanTasks::runs) == runs);
+  CHECK(plan_to_json(back) == plan_to_json(plan));
+}
+
+TEST_CASE("task runs are bounded and checked like tasks", "[core][plan-json]") {
+  json j = plan_to_json(sample_plan(), PlanTasks::runs);
+  SECTION("not both forms") {
+    j["tasks"] = json::array();
+    CHECK_THAT(read_error(j), Catch::Contains("one of the two"));
+  }
+  SECTION("a count of zero") {
+    j["task_runs"][0]["count"] = 0;
+    CHECK_THAT(read_error(j), Catch::Contains("plan.task_runs[0].count: must be at least 1"));
+  }
+  SECTION("a count past the node's replicas") {
+    j["task_runs"][0]["count"] = 5;
+    CHECK_THAT(read_error(j), Catch::Contains("runs past its node's replicas"));
+  }
+  SECTION("a count past the task limit") {
+    j["task_runs"][0]["count"] = 2000000;
+    CHECK_THAT(read_error(j), Catch::Contains("count"));
+  }
+  SECTION("ids follow the runs") {
+    j["task_runs"][1]["id"] = 7;
+    CHECK_THAT(read_error(j), Catch::Contains("must be the task's index"));
+  }
+}
