@@ -19,7 +19,7 @@ enum class Kind { program, data, plugin, debian };
 Kind kind_of(const std::string& name) {
   if (name == "slipway.so") return Kind::plugin;
   if (name == "rendezvous_tcpstore.py" || name == "cluster/cluster.sh" || name == "elastic_rounds.py" ||
-      name == "elastic_trainer.py") {
+      name == "elastic_trainer.py" || name == "json_replay.py") {
     return Kind::data;
   }
   if (name.rfind("slipway", 0) == 0) return Kind::program;
@@ -55,7 +55,10 @@ const std::vector<Peer>& peers() {
       {"rendezvous_tcpstore.py", "rendezvous", "cmake --install BUILD --prefix PREFIX installs it"},
       {"elastic_rounds.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
       {"elastic_trainer.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
-      {"python3", "rendezvous,elastic", "apt-get install python3 python3-torch (the peer imports torch)"},
+      {"python3", "rendezvous,elastic,replay", "apt-get install python3 python3-torch (the peer imports torch)"},
+      {"slipway-replay", "replay", "install slipway (cmake --install BUILD --prefix PREFIX)"},
+      {"redis-server", "replay", "apt-get install redis-server"},
+      {"json_replay.py", "replay", "cmake --install BUILD --prefix PREFIX installs it"},
       {"slipway-mpi-allreduce", "pmix",
        "it is built only when Open MPI is found: apt-get install libopenmpi-dev openmpi-bin, "
        "rebuild, then cmake --install BUILD --prefix PREFIX"},

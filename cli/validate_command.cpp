@@ -33,7 +33,10 @@ int run_validate(const std::string& path) {
     for (const auto& table : node.replay.tables) {
       tables += (tables.empty() ? "" : ", ") + *table.name + " (" + std::string(core::to_string(*table.kind)) + ")";
     }
-    std::printf("replay node %s: %s, tables %s\n", node.name->c_str(), node.command->front().c_str(), tables.c_str());
+    const std::string& server = node.command->front();
+    std::printf("replay node %s: %s%s, tables %s\n", node.name->c_str(), server.c_str(),
+                server.find('/') == std::string::npos ? " (not next to slipway: looked up in PATH)" : "",
+                tables.c_str());
   }
   return 0;
 }

@@ -1,47 +1,70 @@
-"""actor_learner: an actor. It fetches the learner's parameters, generates
-a few rewards (around 1.0) per episode and puts them into the replay buffer,
-until the learner has finished. When the learner does not answer, the replay
-buffer (a daemon, alive to the end) says whether it finished, perhaps before
-this actor even started, or has not started yet."""
+"""actor_learner: an actor, Ape-X style. Each episode it fetches the
+learner's weight from its "params" port (keeping the last one it had while
+the learner is not there: not listening yet, or finished), then generates
+--length transitions of a noisy linear world (x uniform in [-1, 1],
+reward = 2x + noise), gives each the priority |reward - w x| (its error
+under the current weight: Ape-X actors compute the initial priorities) and
+appends it to the replay node's "experience" table through a pipelined
+writer. After each episode it puts a summary on the "episodes" queue. It
+ends after --episodes episodes."""
+import argparse
 import os
+import pickle
 import random
 import socket
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import slipway_example as ex  # noqa: E402
+import slipway_example as ex  # noqa: E402  (also puts this tree's slipway package on the path)
+from slipway import replay  # noqa: E402
+
+SLOPE, NOISE = 2.0, 0.1  # the world the learner has to find
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--episodes", type=int, default=40)
+parser.add_argument("--length", type=int, default=64, help="transitions per episode")
+parser.add_argument("--pause", type=float, default=0.1, help="seconds between episodes")
+args = parser.parse_args()
 
 ex.check_contract()
-ex.print_contract_env()
 actor = int(os.environ["SLIPWAY_REPLICA"])
+attempt = int(os.environ["SLIPWAY_ATTEMPT"])
 (learner_address,) = ex.addresses("learner", "params")
-(replay_address,) = ex.addresses("replay", "data")
-replay = ex.JsonLines(ex.connect(replay_address))  # retries until replay listens
-
-
-def learner_finished():
-    return replay.call({"op": "status"})["finished"]
-
-
-rng = random.Random(actor)
+rng = random.Random(1000 * actor + attempt)
 learner = None
-episodes = 0
-deadline = time.monotonic() + 120
-while time.monotonic() < deadline:
+
+
+def fetch_params(last):
+    """(weight, version) from the learner, or `last` when it does not answer."""
+    global learner
     try:
         if learner is None:
-            learner = ex.JsonLines(socket.create_connection(learner_address, timeout=10))
-        version = learner.call({"op": "get"})["version"]
+            learner = ex.JsonLines(socket.create_connection(learner_address, timeout=5))
+        params = learner.call({"op": "get"})
+        return params["weight"], params["version"]
     except (ConnectionError, OSError, ValueError):
-        if learner_finished():
-            print(f"learner finished; {episodes} episodes sent", flush=True)
-            sys.exit(0)
-        ex.check(learner is None, "lost the learner before it finished")
-        time.sleep(0.1)  # not listening yet
-        continue
-    items = [{"actor": actor, "version": version, "reward": rng.gauss(1.0, 0.1)} for _ in range(4)]
-    replay.call({"op": "put", "items": items})
-    episodes += 1
-    time.sleep(0.02)
-ex.fail("the learner did not finish within 120 s")
+        if learner is not None:
+            learner.close()
+            learner = None
+        return last
+
+
+rb = replay.Client("replay")
+episodes = replay.Queue("replay", "episodes")
+weight, version = 0.0, 0
+with rb.writer("experience", max_in_flight=8) as writer:
+    for episode in range(args.episodes):
+        weight, version = fetch_params((weight, version))
+        total_error = 0.0
+        for _ in range(args.length):
+            x = rng.uniform(-1.0, 1.0)
+            reward = SLOPE * x + rng.gauss(0.0, NOISE)
+            error = abs(reward - weight * x)
+            writer.append(pickle.dumps((actor, x, reward)), priority=error + 1e-3)
+            total_error += error
+        episodes.put({"actor": actor, "episode": episode, "version": version,
+                      "mean_error": total_error / args.length})
+        time.sleep(args.pause)
+print(f"sent {args.episodes} episodes of {args.length} transitions; "
+      f"last weight {weight:.3f} (learner version {version})", flush=True)

@@ -1,26 +1,35 @@
-"""actor_learner: the learner. It serves its parameters on the "params"
-port ({"op": "get"} -> {"version": V, "weight": W}), samples batches from the
-replay buffer and moves its weight toward the mean reward, one step per
-batch. After --steps steps it checks what it learned, tells the replay
-buffer it finished (which tells the actors to stop) and exits 0."""
+"""actor_learner: the learner. It serves its weight on its "params" port
+({"op": "get"} -> {"version": V, "weight": W}) and fits reward = w x to the
+actors' transitions by prioritized replay: each step it samples --batch
+transitions from the replay node's "experience" table (probability in
+proportion to priority^0.6), weighs each by its importance weight
+(N P(i))^-beta / max (the correction of prioritized replay), takes one SGD
+step on the weighted squared error, and gives every sampled transition its
+new error as priority. Between steps it reads the actors' episode summaries
+from the "episodes" queue. After --steps steps it checks that w approached
+the world's slope (2.0) and that episodes came from at least two actors,
+and exits 0."""
 import argparse
 import os
+import pickle
 import socketserver
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import slipway_example as ex  # noqa: E402
+import slipway_example as ex  # noqa: E402  (also puts this tree's slipway package on the path)
+from slipway import replay  # noqa: E402
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=20)
-parser.add_argument("--batch", type=int, default=8)
-parser.add_argument("--lr", type=float, default=0.3)
+parser.add_argument("--steps", type=int, default=150)
+parser.add_argument("--batch", type=int, default=32)
+parser.add_argument("--lr", type=float, default=0.5)
+parser.add_argument("--beta", type=float, default=0.4, help="importance-sampling exponent")
+parser.add_argument("--pause", type=float, default=0.03, help="seconds per step (the model's compute)")
 args = parser.parse_args()
 
 ex.check_contract()
-ex.print_contract_env()
 params = {"version": 0, "weight": 0.0}
 lock = threading.Lock()
 
@@ -45,27 +54,39 @@ server = Server(("", 0), Handler, bind_and_activate=False)
 server.socket = ex.listen("params")
 threading.Thread(target=server.serve_forever, daemon=True).start()
 
-(replay_address,) = ex.addresses("replay", "data")
-replay = ex.JsonLines(ex.connect(replay_address))
-actors_seen = set()
-deadline = time.monotonic() + 60
+rb = replay.Client("replay")
+episodes = replay.Queue("replay", "episodes")
+actors_heard, actors_sampled, episodes_read = set(), set(), 0
 for step in range(1, args.steps + 1):
-    while True:
-        batch = replay.call({"op": "sample", "n": args.batch})["items"]
-        if len(batch) == args.batch:
-            break
-        ex.check(time.monotonic() < deadline, "no experience arrived within 60 s; are the actors running?")
-        time.sleep(0.05)
-    mean_reward = sum(item["reward"] for item in batch) / len(batch)
-    actors_seen.update(item["actor"] for item in batch)
+    batch = rb.sample("experience", n=args.batch, timeout=60)
+    transitions = [pickle.loads(s.data) for s in batch]
+    corrections = [(s.table_size * s.probability) ** -args.beta for s in batch]
+    largest = max(corrections)
+    weight = params["weight"]
+    gradient = sum(c / largest * (reward - weight * x) * x
+                   for c, (_, x, reward) in zip(corrections, transitions)) / len(batch)
+    weight += args.lr * gradient
     with lock:
-        params["weight"] += args.lr * (mean_reward - params["weight"])
-        params["version"] = step
-    print(f"step {step}: mean reward {mean_reward:.3f}, weight {params['weight']:.3f}", flush=True)
+        params["weight"], params["version"] = weight, step
+    rb.update_priorities("experience", {s.key: abs(reward - weight * x) + 1e-3
+                                        for s, (_, x, reward) in zip(batch, transitions)})
+    actors_sampled.update(actor for actor, _, _ in transitions)
+    while True:  # the summaries that are there now
+        try:
+            summary = episodes.get(timeout=0)
+        except replay.Empty:
+            break
+        actors_heard.add(summary["actor"])
+        episodes_read += 1
+    if step % 25 == 0:
+        print(f"step {step}: weight {weight:.3f}, {len(batch)} sampled (table {batch[0].table_size}), "
+              f"{episodes_read} episodes read", flush=True)
+    time.sleep(args.pause)
 
 weight = params["weight"]
-ex.check(0.8 < weight < 1.2, f"weight {weight:.3f} did not approach the mean reward 1.0")
-print(f"learned weight {weight:.3f} in {args.steps} steps from actors {sorted(actors_seen)}", flush=True)
-replay.call({"op": "finish"})
+ex.check(1.8 < weight < 2.2, f"weight {weight:.3f} did not approach the slope 2.0")
+ex.check(len(actors_heard) >= 2, f"episode summaries came from actors {sorted(actors_heard)}, not two or more")
+print(f"learned weight {weight:.3f} in {args.steps} steps from actors {sorted(actors_sampled)}; "
+      f"{episodes_read} episode summaries from actors {sorted(actors_heard)}", flush=True)
 server.shutdown()
 server.server_close()

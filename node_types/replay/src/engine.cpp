@@ -89,13 +89,11 @@ Engine::Slot* Engine::find(const std::string& table) {
   return nullptr;
 }
 
-namespace {
-std::string unknown_table(const std::string& name, const std::vector<std::string>& known) {
+std::string Engine::unknown_table(const std::string& name) const {
   std::string message = "no table '" + name + "' on this shard (tables:";
-  for (const auto& table : known) message += " " + table;
+  for (const auto& slot : tables_) message += " " + slot->table.name();
   return message + ")";
 }
-}  // namespace
 
 void Engine::observe(const Caller& caller, Time now) {
   if (caller.node.empty() || !attempts_->heard(caller.node, caller.replica, caller.attempt)) return;
@@ -108,8 +106,6 @@ void Engine::observe(const Caller& caller, Time now) {
 
 void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<InsertReply> done) {
   observe(caller, now);
-  std::vector<std::string> names;
-  for (const auto& slot : tables_) names.push_back(slot->table.name());
   const auto refuse = [&](Status status, std::string message) {
     done(refusal<InsertReply>(status, std::move(message)));
   };
@@ -138,7 +134,7 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
       for (std::size_t t = 0; t < tables_.size(); ++t) {
         if (tables_[t]->table.name() == name) index = t;
       }
-      if (index == tables_.size()) return refuse(Status::invalid, unknown_table(name, names));
+      if (index == tables_.size()) return refuse(Status::invalid, unknown_table(name));
       for (const auto& target : targets) {
         if (target.first == index) {
           return refuse(Status::invalid, "item " + std::to_string(i) + " names table '" + name + "' twice");
@@ -294,11 +290,7 @@ void Engine::read(const Caller& caller, ParkedRead parked, const std::string& ta
     }
   };
   Slot* slot = find(table);
-  if (slot == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& known : tables_) names.push_back(known->table.name());
-    return refuse(unknown_table(table, names));
-  }
+  if (slot == nullptr) return refuse(unknown_table(table));
   if (parked.lease != slot->table.is_work()) {
     return refuse(parked.lease ? "table '" + table + "' is not a work table: use sample"
                                : "table '" + table + "' is a work table: use lease, ack and nack");
@@ -340,11 +332,7 @@ void Engine::lease(const Caller& caller, LeaseRequest request, Time now, Done<Le
 MutateReply Engine::mutate(const Caller& caller, const MutateRequest& request, Time now) {
   observe(caller, now);
   Slot* slot = find(request.table);
-  if (slot == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& known : tables_) names.push_back(known->table.name());
-    return refusal<MutateReply>(Status::invalid, unknown_table(request.table, names));
-  }
+  if (slot == nullptr) return refusal<MutateReply>(Status::invalid, unknown_table(request.table));
   for (const auto& update : request.updates) {
     if (const auto bad = slot->table.check_priority(update.second)) return refusal<MutateReply>(Status::invalid, *bad);
   }
@@ -358,11 +346,7 @@ MutateReply Engine::mutate(const Caller& caller, const MutateRequest& request, T
 Outcome Engine::reset(const Caller& caller, const std::string& table, Time now) {
   observe(caller, now);
   Slot* slot = find(table);
-  if (slot == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& known : tables_) names.push_back(known->table.name());
-    return refusal<Outcome>(Status::invalid, unknown_table(table, names));
-  }
+  if (slot == nullptr) return refusal<Outcome>(Status::invalid, unknown_table(table));
   slot->table.reset();
   pump(now);
   return {};
@@ -423,13 +407,21 @@ InfoReply Engine::info(const Caller& caller, Time now) {
   return reply;
 }
 
+void Engine::drain() { expire_parked(std::nullopt); }
+
 void Engine::tick(Time now) {
   for (auto& slot : tables_) slot->table.expire(now);
   pump(now);
+  expire_parked(now);
+  // A request that timed out at the head may have held others up.
+  pump(now);
+}
+
+void Engine::expire_parked(std::optional<Time> now) {
   for (auto& slot : tables_) {
     std::deque<ParkedRead> reads;
     for (auto& parked : slot->reads) {
-      if (parked.deadline > now) {
+      if (now && parked.deadline > *now) {
         reads.push_back(std::move(parked));
       } else if (parked.lease) {
         parked.leased(not_ready<LeaseReply>());
@@ -440,7 +432,7 @@ void Engine::tick(Time now) {
     slot->reads = std::move(reads);
     std::deque<std::unique_ptr<ParkedInsert>> inserts;
     for (auto& parked : slot->inserts) {
-      if (parked->deadline > now) {
+      if (now && parked->deadline > *now) {
         inserts.push_back(std::move(parked));
       } else {
         parked->done(not_ready<InsertReply>());
@@ -448,8 +440,6 @@ void Engine::tick(Time now) {
     }
     slot->inserts = std::move(inserts);
   }
-  // A request that timed out at the head may have held others up.
-  pump(now);
 }
 
 std::optional<Time> Engine::next_deadline() const {
@@ -517,6 +507,11 @@ std::vector<std::string> Engine::restore(Snapshot snapshot) {
       highest = std::max<std::uint64_t>(highest, item.key & kMaxCounter);
     }
     slot->table.limiter().restore(saved.counters);
+    if (slot->table.size() > slot->table.config().max_size) {
+      notes.push_back("table '" + saved.name + "' came back with " + std::to_string(slot->table.size()) +
+                      " items, above its max_size " + std::to_string(slot->table.config().max_size) +
+                      ": the next inserts evict down to it");
+    }
   }
   next_counter_ = std::max({next_counter_, snapshot.next_counter, highest + 1});
   return notes;

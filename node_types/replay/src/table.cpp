@@ -63,7 +63,7 @@ bool Table::can_insert(std::int64_t n) const {
 
 void Table::insert(Key key, double priority, ItemStore::Data data) {
   if (items_.contains(key)) throw std::logic_error("table insert: key already present");
-  if (!is_work() && size() >= config_.max_size) remove(remover_->select(rng_).key);
+  while (!is_work() && size() >= config_.max_size) remove(remover_->select(rng_).key);
   items_.emplace(key, Item{priority, 0, std::move(data)});
   sampler_->insert(key, priority);
   remover_->insert(key, priority);

@@ -193,6 +193,35 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(writer.keys_written, 10)
         self.assertEqual(sum(len(s.items["t"]) for s in self.shards), 10)
 
+    def test_writer_resends_an_insert_whose_reply_was_lost(self):
+        lost = [courier.CourierError("peer_lost", "the shard died")]
+
+        def call_async(method, data, timeout=None, shard=self.shards[0]):
+            if lost:
+                return Failed(lost.pop())
+            return Done(shard.call(method, data))
+        self.shards[0].call_async = call_async
+        self.shards[1].call_async = call_async
+        with self.rb.writer("t", max_in_flight=1) as writer:
+            writer.append(b"kept")
+        self.assertEqual(writer.keys_written, 1)
+        self.assertEqual(len(self.shards[0].items["t"]), 1)
+
+    def test_writer_gives_up_on_an_error_it_cannot_retry(self):
+        self.shards[0].call_async = lambda *a, **k: Failed(courier.CourierError("message_too_large", "big"))
+        self.shards[1].call_async = self.shards[0].call_async
+        writer = self.rb.writer("t")
+        writer.append(b"x")
+        with self.assertRaises(replay.ReplayError) as caught:
+            writer.flush()
+        self.assertEqual(caught.exception.code, "message_too_large")
+
+    def test_a_pool_is_served_by_its_worker_node_only(self):
+        pool = replay.Pool("replay", "jobs", worker_node="worker", endpoint=FakeEndpoint(self.shards))
+        with self.assertRaises(replay.ReplayError) as caught:
+            pool.serve({})  # this task is node "actor"
+        self.assertIn("served by node 'worker'", str(caught.exception))
+
     def test_queue_pickles_and_raises_empty(self):
         q = replay.Queue("replay", "q", client=self.rb)
         q.put({"a": 1})
@@ -208,6 +237,14 @@ class Done:
 
     def result(self, timeout=None):
         return self.value
+
+
+class Failed:
+    def __init__(self, error):
+        self.error = error
+
+    def result(self, timeout=None):
+        raise self.error
 
 
 if __name__ == "__main__":

@@ -257,3 +257,55 @@ TEST_CASE("a queue refuses an insert bigger than its max_size it could never go"
   engine.insert(caller(), request, t0(), answer.done());
   CHECK(answer.reply->status == Status::invalid);
 }
+
+TEST_CASE("drain answers every parked request with not_ready") {
+  Engine engine({{table("q", TableKind::queue)}, {}}, 0);
+  Answer<SampleReply> sampled;
+  engine.sample(caller(), {"q", 1, 1, 60000}, t0(), sampled.done());
+  CHECK_FALSE(sampled.reply);
+  engine.drain();
+  REQUIRE(sampled.reply);
+  CHECK(sampled.reply->status == Status::not_ready);
+  CHECK(engine.parked() == 0);
+}
+
+TEST_CASE("a stack pops the newest item first") {
+  Engine engine({{table("s", TableKind::stack)}, {}}, 0);
+  for (const char* data : {"a", "b", "c"}) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item(data, "s"), t0(), inserted.done());
+  }
+  Answer<SampleReply> popped;
+  engine.sample(caller(), {"s", 3, 1, 0}, t0(), popped.done());
+  REQUIRE(popped.reply->items.size() == 3);
+  CHECK(text_of(popped.reply->items[0].data->bytes()) == "c");
+  CHECK(text_of(popped.reply->items[2].data->bytes()) == "a");
+}
+
+TEST_CASE("a parked insert moves to the table that holds it up now and goes when both can take it") {
+  auto queue_of_one = [](const std::string& name) {
+    auto config = table(name, TableKind::queue);
+    config.max_size = 1;
+    config.rate_limiter = RateLimiterConfig::queue(1);
+    return config;
+  };
+  Engine engine({{queue_of_one("a"), queue_of_one("b")}, {}}, 0);
+  Answer<InsertReply> fill_a, fill_b, both;
+  engine.insert(caller(), one_item("a0", "a"), t0(), fill_a.done());
+  InsertRequest request;
+  request.wait_ms = 10000;
+  request.items.push_back({bytes_of("ab"), {{"a", 1.0}, {"b", 1.0}}});
+  engine.insert(caller(), request, t0(), both.done());
+  CHECK_FALSE(both.reply);  // held up by a
+  engine.insert(caller(), one_item("b0", "b"), t0(), fill_b.done());
+  CHECK(fill_b.reply->status == Status::ok);  // b had room: nothing parked on b yet
+  Answer<SampleReply> from_a;
+  engine.sample(caller(), {"a", 1, 1, 0}, t0(), from_a.done());
+  CHECK_FALSE(both.reply);  // a has room now, b does not: it waits on b
+  CHECK(engine.info(caller(), t0()).tables[1].parked_inserts == 1);
+  Answer<SampleReply> from_b;
+  engine.sample(caller(), {"b", 1, 1, 0}, t0(), from_b.done());
+  REQUIRE(both.reply);
+  CHECK(both.reply->status == Status::ok);
+  CHECK(engine.item_count() == 2);
+}

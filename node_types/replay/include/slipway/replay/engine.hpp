@@ -69,6 +69,8 @@ class Engine {
   // Answers parked requests whose deadline has come (not_ready) and
   // returns expired leases to their queues.
   void tick(Time now);
+  // Answers every parked request with not_ready (the server is stopping).
+  void drain();
   // When tick() next has something to do; nullopt: nothing is waiting.
   std::optional<Time> next_deadline() const;
   std::size_t parked() const;
@@ -94,7 +96,10 @@ class Engine {
   struct Slot;  // a table and its parked requests
 
   Slot* find(const std::string& table);
+  std::string unknown_table(const std::string& name) const;
   void pump(Time now);
+  // Answers parked requests due at `now` (all of them: nullopt) with not_ready.
+  void expire_parked(std::optional<Time> now);
   enum class Try { done, wait };
   Try try_insert(ParkedInsert& parked);
   bool try_read(Slot& slot, ParkedRead& parked, Time now);

@@ -1,0 +1,254 @@
+// The replay server: courier methods over the engine, its timer, and its
+// checkpoints.
+#include "server.hpp"
+
+#include <utility>
+
+#include "slipway/replay/wire.hpp"
+
+namespace slipway::replay {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string task_name(const ServerIdentity& identity) {
+  return identity.node + "." + std::to_string(identity.replica);
+}
+
+Bytes refusal(Status status, std::string message) {
+  Outcome outcome;
+  outcome.status = status;
+  outcome.message = std::move(message);
+  return wire::encode_outcome(outcome);
+}
+}  // namespace
+
+Server::Server(ServerConfig config, ServerIdentity identity, Log log)
+    : config_(std::move(config)), identity_(std::move(identity)), log_(std::move(log)) {
+  engine_ = std::make_unique<Engine>(config_.engine, identity_.replica);
+  engine_->set_server_attempt(identity_.attempt);
+  // PATH/NODE.REPLICA (each shard its own directory), PATH the configured
+  // one or the run directory's replay/; outside slipway without a
+  // configured path, no checkpoints.
+  const std::string configured = config_.checkpoint ? config_.checkpoint->path : std::string();
+  if (!configured.empty() || !identity_.run_dir.empty()) {
+    const fs::path base = configured.empty() ? identity_.run_dir / "replay" : fs::path(configured);
+    directory_path_ = base / task_name(identity_);
+    directory_ = std::make_unique<CheckpointDirectory>(*directory_path_);
+  }
+  load();
+  checkpointer_ = std::thread([this] { checkpoint_loop(); });
+}
+
+Server::~Server() {
+  stop();
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    checkpoint_stopping_ = true;
+  }
+  checkpoint_wanted_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+}
+
+void Server::load() {
+  if (!directory_) {
+    log_("no checkpoint path (no SLIPWAY_RUN_DIR, no configured path): starting empty");
+    return;
+  }
+  std::vector<std::string> skipped;
+  CheckpointLimits limits;
+  limits.max_blob_bytes = config_.engine.limits.max_item_bytes;
+  auto loaded = directory_->load_newest(engine_->store(), limits, skipped);
+  for (const auto& why : skipped) log_("skipped checkpoint " + why);
+  if (!loaded) {
+    log_("no checkpoint under " + directory_->directory().string() + ": starting empty");
+    return;
+  }
+  const std::size_t tables = loaded->snapshot.tables.size();
+  const std::uint64_t items = loaded->snapshot.item_count();
+  const std::uint64_t bytes = loaded->snapshot.data_bytes();
+  try {
+    for (const auto& note : engine_->restore(std::move(loaded->snapshot))) log_(note);
+  } catch (const std::exception& error) {
+    engine_ = std::make_unique<Engine>(config_.engine, identity_.replica);
+    engine_->set_server_attempt(identity_.attempt);
+    log_("checkpoint " + loaded->file.string() + " does not fit the configuration (" + error.what() +
+         "): starting empty");
+    return;
+  }
+  engine_->set_checkpoint_path(loaded->file.string());
+  log_("loaded checkpoint " + loaded->file.string() + ": " + std::to_string(tables) + " tables, " +
+       std::to_string(items) + " items, " + std::to_string(bytes) + " bytes of data");
+}
+
+void Server::wake_if_before(Time at) {
+  // Called with mutex_ held.
+  if (at < planned_) {
+    planned_ = at;
+    timer_.notify_one();
+  }
+}
+
+template <typename Handle>
+void Server::method(channels::Endpoint& endpoint, const char* name, Handle handle) {
+  endpoint.register_async_method(name, [this, name, handle](channels::ByteView request, channels::Responder r) {
+    auto responder = std::make_shared<channels::Responder>(std::move(r));
+    Bytes refused;
+    try {
+      ByteReader in(request);
+      const Caller caller = wire::get_caller(in);
+      handle(caller, in, responder);
+      return;
+    } catch (const ByteError& error) {
+      refused = refusal(Status::invalid, std::string(name) + ": " + error.what());
+    }
+    responder->reply(std::move(refused));
+  });
+}
+
+void Server::serve(channels::Endpoint& endpoint) {
+  method(endpoint, "info", [this](const Caller& caller, ByteReader& in, const Shared& responder) {
+    in.finish("info request");
+    std::lock_guard lock(mutex_);
+    responder->reply(wire::encode_reply(engine_->info(caller, Clock::now())));
+  });
+  // The methods that may park: decode, hand to the engine with a
+  // completion that answers, and wake the timer for the new deadline.
+  const auto parking = [this, &endpoint](const char* name, auto decode, auto submit) {
+    const bool leases = std::string_view(name) == "lease";
+    method(endpoint, name, [this, decode, submit, leases](const Caller& caller, ByteReader& in, const Shared& responder) {
+      auto request = decode(in);
+      const auto wait = std::chrono::milliseconds(std::min(request.wait_ms, config_.engine.limits.max_wait_ms));
+      std::lock_guard lock(mutex_);
+      const Time now = Clock::now();
+      submit(*engine_, caller, std::move(request), now, [responder](auto reply) {
+        responder->reply(wire::encode_reply(reply));
+      });
+      wake_if_before(now + wait);
+      if (leases) {
+        if (const auto next = engine_->next_deadline()) wake_if_before(*next);  // the new leases' expiry
+      }
+    });
+  };
+  parking("insert", wire::decode_insert, [](Engine& e, const Caller& c, InsertRequest r, Time now, auto done) {
+    e.insert(c, std::move(r), now, std::move(done));
+  });
+  parking("sample", wire::decode_sample, [](Engine& e, const Caller& c, SampleRequest r, Time now, auto done) {
+    e.sample(c, std::move(r), now, std::move(done));
+  });
+  parking("lease", wire::decode_lease, [](Engine& e, const Caller& c, LeaseRequest r, Time now, auto done) {
+    e.lease(c, std::move(r), now, std::move(done));
+  });
+  method(endpoint, "mutate", [this](const Caller& caller, ByteReader& in, const Shared& responder) {
+    const MutateRequest request = wire::decode_mutate(in);
+    std::lock_guard lock(mutex_);
+    responder->reply(wire::encode_reply(engine_->mutate(caller, request, Clock::now())));
+  });
+  method(endpoint, "reset", [this](const Caller& caller, ByteReader& in, const Shared& responder) {
+    const std::string table = wire::decode_table(in);
+    std::lock_guard lock(mutex_);
+    responder->reply(wire::encode_outcome(engine_->reset(caller, table, Clock::now())));
+  });
+  for (const bool ack : {true, false}) {
+    method(endpoint, ack ? "ack" : "nack", [this, ack](const Caller& caller, ByteReader& in, const Shared& responder) {
+      const wire::KeysRequest request = wire::decode_keys(in);
+      std::lock_guard lock(mutex_);
+      const Time now = Clock::now();
+      const auto reply = ack ? engine_->ack(caller, request.table, request.keys, now)
+                             : engine_->nack(caller, request.table, request.keys, now);
+      responder->reply(wire::encode_reply(reply));
+    });
+  }
+  method(endpoint, "checkpoint", [this](const Caller& caller, ByteReader& in, const Shared& responder) {
+    in.finish("checkpoint request");
+    {
+      std::lock_guard lock(mutex_);
+      engine_->observe(caller, Clock::now());
+    }
+    if (!directory_) {
+      responder->reply(refusal(Status::invalid, "this replay server has no checkpoint path (outside slipway: "
+                                                "set the configuration's checkpoint.path)"));
+      return;
+    }
+    request_checkpoint(responder);
+  });
+}
+
+void Server::run() {
+  const auto every = config_.checkpoint ? config_.checkpoint->every : std::chrono::milliseconds(0);
+  Time next_checkpoint = every.count() > 0 ? Clock::now() + every : Time::max();
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    const Time now = Clock::now();
+    engine_->tick(now);
+    if (now >= next_checkpoint) {
+      request_checkpoint(nullptr);
+      next_checkpoint = now + every;
+    }
+    Time next = std::min(next_checkpoint, now + std::chrono::hours(1));
+    if (const auto deadline = engine_->next_deadline()) next = std::min(next, *deadline);
+    planned_ = next;
+    timer_.wait_until(lock, next);
+  }
+  // Answer every parked request before the endpoint closes.
+  engine_->drain();
+}
+
+void Server::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  timer_.notify_all();
+}
+
+void Server::request_checkpoint(Shared responder) {
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    if (responder) checkpoint_waiters_.push_back(std::move(responder));
+    checkpoint_requested_ = true;
+  }
+  checkpoint_wanted_.notify_one();
+}
+
+void Server::checkpoint_loop() {
+  while (true) {
+    std::vector<Shared> waiters;
+    {
+      std::unique_lock lock(checkpoint_mutex_);
+      checkpoint_wanted_.wait(lock, [this] { return checkpoint_requested_ || checkpoint_stopping_; });
+      if (checkpoint_stopping_) {
+        for (auto& waiter : checkpoint_waiters_) waiter->reply(refusal(Status::invalid, "the replay server is stopping"));
+        return;
+      }
+      checkpoint_requested_ = false;
+      waiters.swap(checkpoint_waiters_);
+    }
+    Bytes answer;
+    try {
+      Snapshot snapshot;
+      {
+        std::lock_guard lock(mutex_);
+        snapshot = engine_->snapshot();
+      }
+      const fs::path file = directory_->write(snapshot);
+      {
+        std::lock_guard lock(mutex_);
+        engine_->set_checkpoint_path(file.string());
+      }
+      if (waiters.empty()) {
+        log_("checkpoint " + file.string() + ": " + std::to_string(snapshot.item_count()) + " items, " +
+             std::to_string(snapshot.data_bytes()) + " bytes of data");
+      }
+      PathReply reply;
+      reply.path = file.string();
+      answer = wire::encode_reply(reply);
+    } catch (const std::exception& error) {
+      log_(std::string("checkpoint failed: ") + error.what());
+      answer = refusal(Status::invalid, std::string("checkpoint failed: ") + error.what());
+    }
+    for (auto& waiter : waiters) waiter->reply(answer);
+  }
+}
+
+}  // namespace slipway::replay

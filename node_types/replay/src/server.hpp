@@ -1,0 +1,84 @@
+// The replay server of one shard: the engine behind a courier endpoint's
+// async methods (docs/replay.md, "Wire protocol"), a timer that answers
+// parked requests at their deadline and expires leases, and checkpoints
+// (periodic, on request, loaded at start).
+//
+// Contract: handlers decode, lock the engine, and answer (now or later,
+// from whichever thread unblocks them); they never block on I/O. Checkpoint
+// files are written by a thread of their own from a snapshot taken under
+// the lock (no data copied). serve() registers the methods; run() returns
+// after stop(), having answered every parked request (not_ready). Close the
+// endpoint before the Server goes (handlers use it).
+#pragma once
+
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "checkpoint_files.hpp"
+#include "slipway/channels/endpoint.hpp"
+#include "slipway/replay/config.hpp"
+#include "slipway/replay/engine.hpp"
+
+namespace slipway::replay {
+
+struct ServerIdentity {
+  std::string node;
+  std::uint32_t replica = 0;
+  std::uint32_t attempt = 0;
+  std::filesystem::path run_dir;  // empty: outside slipway (the working directory)
+};
+
+class Server {
+ public:
+  using Log = std::function<void(const std::string&)>;
+  // Loads the newest checkpoint when one is configured, logging one line
+  // saying what was loaded from which file, or that there was none.
+  Server(ServerConfig config, ServerIdentity identity, Log log);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void serve(channels::Endpoint& endpoint);
+  void run();
+  void stop();
+
+  // Where this shard's checkpoints go (nullopt: none configured).
+  const std::optional<std::filesystem::path>& checkpoint_directory() const noexcept { return directory_path_; }
+
+ private:
+  using Shared = std::shared_ptr<channels::Responder>;
+  template <typename Handle>
+  void method(channels::Endpoint& endpoint, const char* name, Handle handle);
+  void wake_if_before(Time at);
+  void load();
+  void checkpoint_loop();
+  void request_checkpoint(Shared responder);
+
+  ServerConfig config_;
+  ServerIdentity identity_;
+  Log log_;
+  std::optional<std::filesystem::path> directory_path_;
+  std::unique_ptr<CheckpointDirectory> directory_;
+
+  std::mutex mutex_;  // the engine, planned_, stopping_
+  std::condition_variable timer_;
+  std::unique_ptr<Engine> engine_;
+  Time planned_ = Time::max();
+  bool stopping_ = false;
+
+  std::mutex checkpoint_mutex_;
+  std::condition_variable checkpoint_wanted_;
+  std::vector<Shared> checkpoint_waiters_;
+  bool checkpoint_requested_ = false;
+  bool checkpoint_stopping_ = false;
+  std::thread checkpointer_;
+};
+
+}  // namespace slipway::replay
