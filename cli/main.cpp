@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "python_package.hpp"
 
 int main(int argc, char** argv) {
   using namespace slipway::cli;
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
              "Exit status: 0 success, 1 failure at run time, 2 invalid topology or usage.\n"
              "Topology reference: docs/topology.md; past runs and logs: docs/runs.md");
 
+  // Every task slipway starts can `import slipway` (python_package.hpp).
+  export_python_package();
   CommandContext ctx;
   register_validate(app, ctx);
   register_plan(app, ctx);
