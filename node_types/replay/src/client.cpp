@@ -91,6 +91,18 @@ std::optional<Bytes> Client::call(std::size_t shard, const std::string& method, 
   }
 }
 
+std::optional<Bytes> Client::try_once(std::size_t shard, const std::string& method, const Bytes& body,
+                                      Milliseconds wait, SteadyTime deadline) const {
+  try {
+    return send(shard, method, body, wait).get();
+  } catch (const ChannelError& error) {
+    if (!retriable(error.code())) throw;
+    if (std::chrono::steady_clock::now() >= deadline) deadline_passed(method);
+    std::this_thread::sleep_for(Milliseconds(20));
+    return std::nullopt;
+  }
+}
+
 Key Client::insert(channels::ByteView data, const std::map<std::string, double>& priorities,
                    std::optional<Milliseconds> timeout) {
   const SteadyTime deadline = std::chrono::steady_clock::now() + timeout.value_or(options_.default_timeout);
@@ -115,8 +127,8 @@ std::vector<Sample> Client::sample(const std::string& table, std::uint32_t n, st
     const std::size_t shard = next_shard();
     const Milliseconds wait = std::min(left(deadline), shards_.size() > 1 ? options_.spread_wait : options_.max_wait);
     const Bytes body = wire::encode_sample(caller_, {table, n, n, static_cast<std::uint32_t>(wait.count())});
-    const auto reply = call(shard, "sample", body, wait, deadline);
-    if (!reply) deadline_passed("sample from '" + table + "'");
+    const auto reply = try_once(shard, "sample", body, wait, deadline);
+    if (!reply) continue;  // that shard is gone for now: ask the next one
     wire::SampleResult decoded = wire::decode_sample_reply(*reply);
     if (accepted(decoded, "sample from '" + table + "'")) return std::move(decoded.items);
     if (left(deadline).count() == 0) deadline_passed("sample from '" + table + "'");
@@ -129,8 +141,8 @@ std::vector<Lease> Client::lease(const std::string& table, std::uint32_t n, std:
     const std::size_t shard = next_shard();
     const Milliseconds wait = std::min(left(deadline), shards_.size() > 1 ? options_.spread_wait : options_.max_wait);
     const Bytes body = wire::encode_lease(caller_, {table, n, static_cast<std::uint32_t>(wait.count())});
-    const auto reply = call(shard, "lease", body, wait, deadline);
-    if (!reply) deadline_passed("lease from '" + table + "'");
+    const auto reply = try_once(shard, "lease", body, wait, deadline);
+    if (!reply) continue;  // that shard is gone for now: ask the next one
     wire::LeaseResult decoded = wire::decode_lease_reply(*reply);
     if (accepted(decoded, "lease from '" + table + "'")) return std::move(decoded.items);
     if (left(deadline).count() == 0) deadline_passed("lease from '" + table + "'");
@@ -330,7 +342,8 @@ std::vector<Sample> Sampler::next(std::optional<Milliseconds> timeout) {
       } catch (const ChannelError& error) {
         if (!retriable(error.code())) throw;
       }
-      call.reply = client_->send(call.shard, "sample", call.body, wait);  // not_ready or restarted: again
+      call.shard = client_->next_shard();  // not_ready, or that shard is gone for now: the next one
+      call.reply = client_->send(call.shard, "sample", call.body, wait);
       in_flight_.push_back(std::move(call));
       break;
     }

@@ -25,14 +25,16 @@ built_peer() {  # NAME INSTALLED_PATH: fails when built but not installed
 }
 built_peer slipway-grpc-echo libexec/slipway/slipway-grpc-echo
 built_peer slipway-mpi-allreduce libexec/slipway/slipway-mpi-allreduce
+built_peer slipway-replay bin/slipway-replay
 [ -e "$installed/share/slipway/bench/rendezvous_tcpstore.py" ] || fail "rendezvous_tcpstore.py not installed"
+[ -e "$installed/share/slipway/bench/json_replay.py" ] || fail "json_replay.py not installed"
 [ -x "$installed/share/slipway/bench/cluster/cluster.sh" ] || fail "the cluster harness is not installed"
 
 "$bench" --peers >"$WORK/peers.out" 2>&1 || true  # 1 when a Debian peer is missing
 cat "$WORK/peers.out"
 expect_line "$WORK/peers.out" '^PEER +BENCHMARKS +STATUS'
 for peer in slipway slipway-exec slipway-grpc-echo ucx_perftest rendezvous_tcpstore.py python3 \
-            slipway-mpi-allreduce salloc slipway.so cluster/cluster.sh; do
+            slipway-mpi-allreduce salloc slipway.so cluster/cluster.sh slipway-replay redis-server json_replay.py; do
   line=$(grep -E "^${peer//./\\.} " "$WORK/peers.out") || fail "--peers does not list $peer"
   case $(awk '{print $3}' <<<"$line") in
     found)
@@ -40,7 +42,7 @@ for peer in slipway slipway-exec slipway-grpc-echo ucx_perftest rendezvous_tcpst
       case $peer in
         # Debian's, from PATH; the SPANK plugin where SLIPWAY_SPANK_PLUGIN_DIR
         # says, an absolute path unless under the configured prefix.
-        ucx_perftest | python3 | salloc | slipway.so) ;;
+        ucx_perftest | python3 | salloc | slipway.so | redis-server) ;;
         *) [[ $path == "$installed"/* ]] || fail "$peer found outside the installation: $path" ;;
       esac
       [ -e "$path" ] || fail "$peer found at $path, which does not exist"
@@ -50,9 +52,9 @@ for peer in slipway slipway-exec slipway-grpc-echo ucx_perftest rendezvous_tcpst
       [[ $line == *"peer $peer of slipway-bench"*"is missing (looked in"*"): "* ]] ||
         fail "the missing $peer is not explained: $line"
       case $peer in
-        slipway | slipway-exec | rendezvous_tcpstore.py | cluster/cluster.sh)
+        slipway | slipway-exec | rendezvous_tcpstore.py | json_replay.py | cluster/cluster.sh)
           fail "$peer is always installed, yet missing" ;;
-        slipway-grpc-echo | slipway-mpi-allreduce)
+        slipway-grpc-echo | slipway-mpi-allreduce | slipway-replay)
           [ ! -e "$BUILD_DIR/bin/$peer" ] || fail "$peer was built, yet the installed bench misses it" ;;
       esac
       ;;
@@ -68,4 +70,12 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || fail "--peers exit $status with a peer missing, expected 1"
 expect_line "$WORK/peers.out" "^rendezvous_tcpstore\.py +rendezvous +MISSING +peer rendezvous_tcpstore\.py of slipway-bench rendezvous is missing \(looked in $installed/share/slipway/bench/rendezvous_tcpstore\.py\): cmake --install"
+
+# A benchmark whose peer is missing still ends with its line, that peer's
+# figures n/a, and says why on stderr.
+rm -f "$installed/share/slipway/bench/json_replay.py"
+"$bench" replay --services json --rounds 1 >"$WORK/replay.out" 2>&1 || fail "slipway-bench replay failed without its JSON peer"
+cat "$WORK/replay.out"
+expect_line "$WORK/replay.out" "^\*\*\* replay: json: peer json_replay\.py of slipway-bench replay is missing"
+expect_line "$WORK/replay.out" "^replay: insert_per_s=n/a .* json_insert_per_s=n/a json_sample_per_s=n/a"
 echo PASS

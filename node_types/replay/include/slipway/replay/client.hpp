@@ -9,7 +9,8 @@
 // Contract: calls identify the task (SLIPWAY_NODE, SLIPWAY_REPLICA,
 // SLIPWAY_ATTEMPT) and this client (a random id). Every call retries on
 // peer_restarted, peer_lost and courier timeouts until its deadline (the
-// handles follow a restarted shard); an insert is re-sent with its seq, so
+// handles follow a restarted shard; samples and leases move on to the next
+// shard meanwhile); an insert is re-sent to its shard with its seq, so
 // a shard that already stored it answers with the same keys (at least
 // once across a shard's restart). Refusals (status invalid, too_large)
 // throw ReplayError with the server's message; a deadline passing throws
@@ -99,6 +100,9 @@ class Client {
   // deadline passes (nullopt).
   std::optional<channels::Bytes> call(std::size_t shard, const std::string& method, const channels::Bytes& body,
                                       Milliseconds wait, std::chrono::steady_clock::time_point deadline) const;
+  // One call; nullopt after a transport failure (throws past the deadline).
+  std::optional<channels::Bytes> try_once(std::size_t shard, const std::string& method, const channels::Bytes& body,
+                                          Milliseconds wait, std::chrono::steady_clock::time_point deadline) const;
   std::uint64_t next_seq();
   std::size_t next_shard();
   const ClientOptions& options() const noexcept { return options_; }
