@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import slipway_example as ex  # noqa: E402  (also puts this tree's slipway package on the path)
+import slipway_example as ex  # noqa: E402
 from slipway import replay  # noqa: E402
 
 SLOPE, NOISE = 2.0, 0.1  # the world the learner has to find

@@ -18,7 +18,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-import slipway_example as ex  # noqa: E402  (also puts this tree's slipway package on the path)
+import slipway_example as ex  # noqa: E402
 from slipway import replay  # noqa: E402
 
 parser = argparse.ArgumentParser()

@@ -1,18 +1,12 @@
 """Helpers shared by the example scripts: read and check the SLIPWAY_*
 contract environment (DESIGN section 3), print it (never the token), listen
-on a named port and talk to the replicas of a handled node. Importing it
-also makes `import slipway` find the package of this source tree (python/
-at its top; an installed slipway is on the path already)."""
+on a named port and talk to the replicas of a handled node."""
 import json
 import os
 import signal
 import socket
 import sys
 import time
-
-_tree_python = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
-if os.path.isdir(os.path.join(_tree_python, "slipway")) and _tree_python not in sys.path:
-    sys.path.insert(0, _tree_python)
 
 
 def task_name():

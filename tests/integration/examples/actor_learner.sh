@@ -2,10 +2,9 @@
 # Runs examples/actor_learner.toml under `slipway run`: two replay shards
 # (slipway-replay), a learner sampling prioritized batches and updating
 # priorities, elastic actors writing transitions and episode summaries.
-# Needs SLIPWAY and SLIPWAY_COURIER_LIBRARY.
+# Needs SLIPWAY (which puts slipway's Python package and courier library
+# in every task's environment, as for users).
 set -euo pipefail
-: "${SLIPWAY_COURIER_LIBRARY:?path of libslipway-courier.so}"
-export SLIPWAY_COURIER_LIBRARY
 source "$(dirname "${BASH_SOURCE[0]}")/../channels/example_lib.sh"
 
 run_example actor_learner.toml

@@ -4,10 +4,9 @@
 # has written a checkpoint holding items. slipway relaunches it (attempt 1,
 # within max_retries); it says what it loaded from its checkpoint, the
 # clients follow it to its new address, and the program still completes.
-# Needs SLIPWAY and SLIPWAY_COURIER_LIBRARY.
+# Needs SLIPWAY (which puts slipway's Python package and courier library
+# in every task's environment, as for users).
 set -euo pipefail
-: "${SLIPWAY_COURIER_LIBRARY:?path of libslipway-courier.so}"
-export SLIPWAY_COURIER_LIBRARY
 source "$(dirname "${BASH_SOURCE[0]}")/../channels/example_lib.sh"
 
 out="$runs/output"
