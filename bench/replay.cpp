@@ -16,7 +16,7 @@
 //
 //   slipway-bench replay [--rounds 3] [--seconds 4] [--actors 8]
 //                        [--capacity 100000] [--services slipway,redis,json]
-//                        [--tls tcp]
+//                        [--tls tcp] [--sample-in-flight 4]
 //
 // slipway's side runs over UCX_TLS=tcp unless --tls says otherwise (""
 // leaves UCX's choice), on the loopback like its two peers. On this 2-core
@@ -173,7 +173,7 @@ std::vector<std::string> split(const std::string& text) {
 int usage() {
   std::fprintf(stderr,
                "usage: slipway-bench replay [--rounds N] [--seconds S] [--actors N] [--capacity N] "
-               "[--services slipway,redis,json] [--tls UCX_TLS]\n");
+               "[--services slipway,redis,json] [--tls UCX_TLS] [--sample-in-flight N]\n");
   return 2;
 }
 
@@ -195,6 +195,8 @@ int run(const std::vector<std::string>& args) {
       o.services = split(value);
     } else if (args[i] == "--tls") {
       o.tls = value;
+    } else if (args[i] == "--sample-in-flight") {
+      o.load.sample_in_flight = std::max(1, std::stoi(value));
     } else {
       return usage();
     }
