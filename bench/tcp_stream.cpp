@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,6 +32,9 @@ TcpStream::TcpStream(const std::string& who, const std::string& host, std::uint1
   }
   const int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const timeval limit{60, 0};  // a server that stops answering fails the run instead of hanging it
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
 }
 
 TcpStream::~TcpStream() {
@@ -59,6 +63,7 @@ void TcpStream::fill() {
   for (;;) {
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) throw std::runtime_error(who_ + ": no reply within 60 s");
     if (n < 0) throw std::runtime_error(who_ + ": read failed: " + std::strerror(errno));
     if (n == 0) throw std::runtime_error(who_ + ": the server closed the connection");
     in_.append(chunk, static_cast<std::size_t>(n));

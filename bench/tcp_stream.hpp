@@ -12,7 +12,8 @@ namespace slipway::bench {
 class TcpStream {
  public:
   // Connects to host:port (numeric IPv4) with TCP_NODELAY; throws with
-  // `who` and the address in the message when it cannot.
+  // `who` and the address in the message when it cannot. A read or write
+  // that waits 60 s throws.
   TcpStream(const std::string& who, const std::string& host, std::uint16_t port);
   ~TcpStream();
   TcpStream(const TcpStream&) = delete;
