@@ -1,5 +1,34 @@
-"""slipway's Python helpers for tasks of a slipway program.
+"""slipway's Python package, for programs run by slipway.
 
-slipway.courier: courier RPC over UCX (serve methods, call them by node name).
-slipway.replay: the client of a replay node (tables, queues, pools of workers).
+The program API (Launchpad's model; docs/python.md):
+
+    import slipway as sw
+    p = sw.Program("impala")
+    learner = p.add_node(sw.CourierNode(Learner), label="learner", gpus=1)
+    with p.group("actor", replicas=4):
+        p.add_node(sw.PyNode(actor, learner=learner))
+    sw.launch(p)    # --launch=local|slurm|sbatch|toml|test
+
+slipway.program (Program, group, handles), slipway.nodes (PyNode,
+CourierNode, ReplayNode, ExecNode, Table and its samplers and rate
+limiters), slipway.rpc (pickled courier RPC, batched_handler, and the trust
+model: only tasks of the same program are unpickled), slipway.launch,
+slipway.lifecycle (stop, wait_for_stop, stop_event, stop handlers),
+slipway.program_node (what each task runs).
+
+Lower layers: slipway.courier (courier RPC over UCX, bytes in and out) and
+slipway.replay (the client of a replay node: tables, queues, pools).
 """
+
+from .launch import Outcome, TopologyError, launch
+from .lifecycle import register_stop_handler, stop, stop_event, wait_for_stop
+from .nodes import (CourierNode, ExecNode, Fifo, Lifo, MaxHeap, MinHeap, MinSize, Prioritized, PyNode,
+                    ReplayNode, SampleToInsertRatio, Table, Uniform)
+from .program import Handle, Program, ProgramError
+from .rpc import CourierClient, RemoteError, batched_handler
+
+__all__ = ["Program", "ProgramError", "Handle", "PyNode", "CourierNode", "ReplayNode", "ExecNode",
+           "Table", "Uniform", "Fifo", "Lifo", "MaxHeap", "MinHeap", "Prioritized", "MinSize",
+           "SampleToInsertRatio", "launch", "Outcome", "TopologyError", "stop", "stop_event",
+           "wait_for_stop", "register_stop_handler", "batched_handler", "CourierClient",
+           "RemoteError"]

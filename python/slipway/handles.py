@@ -1,0 +1,97 @@
+"""Handles become clients in the task that receives them: a CourierNode's
+handle a slipway.rpc.CourierClient (a group's: a list of them, one per
+replica), a ReplayNode's a slipway.replay.Client, an ExecNode's its
+addresses {port: ["host:port", ...]} (from SLIPWAY_ADDR_FILE_* when present,
+for the live set, else SLIPWAY_ADDR_*). Handles nested in lists, tuples,
+dicts and sets of a node's arguments are found too (find / replace).
+"""
+
+import os
+
+from . import nodes as _nodes
+from . import program as _program
+
+__all__ = ["find", "replace", "dereference", "HandleError"]
+
+
+class HandleError(Exception):
+    """A handle that cannot become a client here; the message says why."""
+
+
+def find(value, found=None):
+    """The handles in value (a node's args/kwargs), in order, once each."""
+    found = [] if found is None else found
+    if isinstance(value, _program.Handle):
+        if all(h is not value for h in found):
+            found.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            find(item, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            find(item, found)
+    return found
+
+
+def replace(value, make):
+    """value with every handle h replaced by make(h)."""
+    if isinstance(value, _program.Handle):
+        return make(value)
+    if isinstance(value, dict):
+        return type(value)((k, replace(v, make)) for k, v in value.items())
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(replace(v, make) for v in value))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return type(value)(replace(v, make) for v in value)
+    return value
+
+
+def _var(name):
+    return "".join(c if c.isalnum() else "_" for c in name).upper()
+
+
+def exec_addresses(label, ports):
+    """{port: [host:port per replica]} of exec node `label`, as this task sees it."""
+    addresses = {}
+    for port in ports:
+        key = "%s_%s" % (_var(label), _var(port))
+        path = os.environ.get("SLIPWAY_ADDR_FILE_" + key)
+        if path and os.path.exists(path):
+            with open(path) as f:
+                addresses[port] = [line.strip() for line in f if line.strip()]
+            continue
+        value = os.environ.get("SLIPWAY_ADDR_" + key)
+        if value is None:
+            raise HandleError("node %r's port %r has no address in this task (neither "
+                              "SLIPWAY_ADDR_FILE_%s nor SLIPWAY_ADDR_%s is set): was the handle "
+                              "passed in this node's own arguments?" % (label, port, key, key))
+        addresses[port] = [a for a in value.split(",") if a]
+    return addresses
+
+
+def dereference(spec, replica, endpoint=None):
+    """The client that the handle of spec (replica None: the whole node)
+    becomes in this task."""
+    from . import replay, rpc
+    node = spec.members[0]
+    where = "%s:%d" % spec.site
+    if isinstance(node, _nodes.CourierNode):
+        if replica is not None:
+            return rpc.CourierClient(spec.label, replica, endpoint)
+        if not spec.in_group:
+            return rpc.CourierClient(spec.label, 0, endpoint)
+        count = spec.replica_count()
+        if count is None:   # elastic: the replicas that run now
+            endpoint = endpoint or rpc.process_endpoint()
+            live = endpoint.resolve_all(spec.label)
+            return [rpc.CourierClient(spec.label, i, endpoint) for i in range(len(live))]
+        return [rpc.CourierClient(spec.label, i, endpoint) for i in range(count)]
+    if isinstance(node, _nodes.ReplayNode):
+        return replay.Client(spec.label, endpoint=endpoint or rpc.process_endpoint())
+    if isinstance(node, _nodes.ExecNode):
+        if not node.ports:
+            raise HandleError("node %r (defined at %s) is an ExecNode without ports: its handle has "
+                              "no address to become; give ExecNode(..., ports=[...])" % (spec.label, where))
+        return exec_addresses(spec.label, node.ports)
+    raise HandleError("node %r (defined at %s) is a PyNode: it serves nothing, so its handle cannot "
+                      "be passed to another node; make it a CourierNode" % (spec.label, where))

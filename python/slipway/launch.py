@@ -1,0 +1,208 @@
+"""sw.launch(program): writes the program as a slipway topology and runs it
+with slipway, the launch type chosen by a flag as in Launchpad.
+
+    python3 my_program.py                      # --launch=local: slipway run
+    python3 my_program.py --launch=slurm       # inside an allocation: slipway launch
+    python3 my_program.py --launch=sbatch      # slipway sbatch (submits a batch job)
+    python3 my_program.py --launch=toml --toml my_program.toml   # only write it
+    outcome = sw.launch(make_program(), launch_type="test", timeout=60)   # in a unit test
+
+Emission, not a second launcher: the topology is the single source of truth
+and slipway does the launching. Before running, `slipway validate` checks
+it; its errors are reported at the Python line that made the node.
+local, slurm and sbatch replace this process with slipway (launch() does not
+return; the exit status is slipway's); test returns an Outcome.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from . import program as _program
+from . import topology_writer
+
+__all__ = ["launch", "Outcome", "TopologyError", "find_slipway"]
+
+LAUNCH_TYPES = ("local", "slurm", "sbatch", "toml", "test")
+_SUBCOMMANDS = {"local": "run", "slurm": "launch", "sbatch": "sbatch"}
+
+
+class TopologyError(_program.ProgramError):
+    """slipway validate refused the topology; `lines` are its messages at the
+    Python lines that made the nodes."""
+
+    def __init__(self, lines):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+class Outcome:
+    """What a --launch=test run ended with: success, exit_status (slipway
+    run's), timed_out, failed_task ("NODE.REPLICA" or None), traceback (the
+    last Python traceback that task printed, or ""), output (everything
+    slipway run printed), run_dir and topology (the file's path)."""
+
+    def __init__(self, exit_status, output, timed_out, run_dir, topology):
+        self.exit_status, self.output, self.timed_out = exit_status, output, timed_out
+        self.run_dir, self.topology = run_dir, topology
+        self.success = exit_status == 0 and not timed_out
+        m = re.search(r"failed: task (\S+?) ", output)
+        self.failed_task = m.group(1) if m else None
+        self.traceback = _last_traceback(output, self.failed_task) if self.failed_task else ""
+
+    def __repr__(self):
+        return ("Outcome(success=%r, exit_status=%r, timed_out=%r, failed_task=%r)"
+                % (self.success, self.exit_status, self.timed_out, self.failed_task))
+
+    def __bool__(self):
+        return self.success
+
+
+def _last_traceback(output, task):
+    prefix = task + ": "
+    lines = [line[len(prefix):] for line in output.splitlines() if line.startswith(prefix)]
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+    return "\n".join(lines[starts[-1]:]) if starts else ""
+
+
+def find_slipway(explicit=None):
+    """The slipway binary: explicit, $SLIPWAY, PATH, or a build tree next to
+    this package (build/bin/slipway)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [explicit, os.environ.get("SLIPWAY"), shutil.which("slipway"),
+                  os.path.join(here, "..", "..", "build", "bin", "slipway")]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    raise FileNotFoundError("the slipway command is not found: put it on PATH, set SLIPWAY to its "
+                            "path, or pass --slipway PATH")
+
+
+def _parser(prog):
+    parser = argparse.ArgumentParser(
+        prog=prog, add_help=True,
+        description="Launch this slipway program (its topology is written from the Python file).")
+    parser.add_argument("--launch", choices=LAUNCH_TYPES, default=None,
+                        help="local: slipway run on this machine (default); slurm: slipway launch "
+                             "inside a Slurm allocation; sbatch: slipway sbatch; toml: only write the "
+                             "topology; test: run it with a time limit and report the outcome")
+    parser.add_argument("--toml", metavar="PATH", help="where to write the topology (default: "
+                        "NAME.toml here for --launch=toml, a temporary directory otherwise)")
+    parser.add_argument("--slipway", metavar="PATH", help="the slipway binary (default: $SLIPWAY, PATH)")
+    parser.add_argument("--run-root", metavar="DIR", help="slipway's --run-root (local, slurm, test)")
+    parser.add_argument("--grace", metavar="S", help="slipway's --grace (local, slurm, sbatch)")
+    parser.add_argument("--timeout", metavar="S", type=float, default=None,
+                        help="test: seconds before the program is stopped (default 120)")
+    parser.add_argument("--dry-run", action="store_true", help="sbatch: print the batch script only")
+    parser.add_argument("--slipway-arg", metavar="ARG", action="append", default=[],
+                        help="one more argument for slipway's subcommand (repeatable)")
+    return parser
+
+
+def _options(argv):
+    parser = _parser(os.path.basename(argv[0]) if argv else "program")
+    options, _unknown = parser.parse_known_args(argv[1:])   # the rest is the program's own
+    return options
+
+
+def _topology_path(program, options, launch_type):
+    if options.toml:
+        return os.path.abspath(options.toml)
+    if launch_type == "toml":
+        return os.path.abspath(program.name + ".toml")
+    return os.path.join(tempfile.mkdtemp(prefix="slipway-%s-" % program.name), program.name + ".toml")
+
+
+def _validate(slipway, topology, path):
+    done = subprocess.run([slipway, "validate", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    if done.returncode == 2:
+        raise TopologyError(topology_writer.map_errors(topology, path, done.stdout))
+    if done.returncode != 0:
+        raise RuntimeError("`%s validate %s` failed (status %d): %s"
+                           % (slipway, path, done.returncode, done.stdout.strip()))
+
+
+def launch(program, launch_type=None, timeout=None, argv=None):
+    """Launches program as --launch says (launch_type overrides the flag).
+    A mistake in the program is printed as `file.py:LINE: message` and the
+    process exits 2, except for launch type test, which raises it
+    (ProgramError, TopologyError) for the test to see."""
+    argv = sys.argv if argv is None else argv
+    options = _options(argv)
+    launch_type = launch_type or options.launch or "local"
+    if launch_type == "test":
+        return _launch(program, launch_type, timeout, options)
+    try:
+        return _launch(program, launch_type, timeout, options)
+    except _program.ProgramError as exc:
+        print(str(exc), file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _launch(program, launch_type, timeout, options):
+    if launch_type not in LAUNCH_TYPES:
+        raise ValueError("launch_type %r: choose one of %s" % (launch_type, ", ".join(LAUNCH_TYPES)))
+    if not isinstance(program, _program.Program):
+        raise TypeError("sw.launch(program): give the sw.Program that make_program() returns, not %r"
+                        % (program,))
+    if program.factory.startswith("<"):
+        site = program.site
+        raise _program.ProgramError(
+            "%s:%d: sw.Program(%r) is made outside a function: build the program in a function of "
+            "the module (def make_program(): ... return p) and call sw.launch(make_program()), so that "
+            "every task can rebuild it" % (site[0], site[1], program.name))
+    if launch_type == "toml":
+        slipway = None
+        try:
+            slipway = find_slipway(options.slipway)
+        except FileNotFoundError:
+            pass
+    else:
+        slipway = find_slipway(options.slipway)
+    topology = topology_writer.write(program, slipway_binary=slipway)
+    path = _topology_path(program, options, launch_type)
+    with open(path, "w") as f:
+        f.write(topology.text())
+    if slipway is not None:
+        _validate(slipway, topology, path)
+    if launch_type == "toml":
+        print("slipway: wrote program %r to %s" % (program.name, path), file=sys.stderr)
+        return path
+    if launch_type == "test":
+        return _run_test(slipway, path, options, timeout or options.timeout or 120.0)
+    argv_out = [slipway, _SUBCOMMANDS[launch_type], path]
+    if options.run_root and launch_type != "sbatch":
+        argv_out += ["--run-root", options.run_root]
+    if options.grace:
+        argv_out += ["--grace", options.grace]
+    if options.dry_run and launch_type == "sbatch":
+        argv_out.append("--dry-run")
+    argv_out += options.slipway_arg
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(slipway, argv_out)
+
+
+def _run_test(slipway, path, options, timeout):
+    run_root = options.run_root or tempfile.mkdtemp(prefix="slipway-test-runs-")
+    argv = [slipway, "run", path, "--run-root", run_root] + options.slipway_arg
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    timed_out = False
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        process.send_signal(signal.SIGTERM)   # slipway stops every task
+        try:
+            output, _ = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+    m = re.search(r"run directory (\S+)", output)
+    return Outcome(process.returncode, output, timed_out, m.group(1) if m else None, path)

@@ -1,0 +1,193 @@
+"""A program's graph in Python: sw.Program, add_node, group, and the handles
+that add_node returns (Launchpad's model).
+
+    p = sw.Program("impala")
+    replay = p.add_node(sw.ReplayNode(tables={...}), label="replay")
+    learner = p.add_node(sw.CourierNode(Learner, replay=replay), label="learner", gpus=1)
+    with p.group("actor", replicas="2:8"):
+        p.add_node(sw.PyNode(actor, learner=learner, replay=replay))
+
+A label is a slipway node; a group is one node with replicas. In a group,
+either one add_node and `replicas=` (every replica runs the same node), or
+one add_node per replica (replica i runs the i-th; each add_node returns a
+handle to its replica). Handles passed in a node's arguments become clients
+in the task that runs it (dereference()). Every node remembers the Python
+file and line of its add_node, for errors and for the topology's comments.
+"""
+
+import contextlib
+import os
+import re
+import sys
+
+from . import nodes as _nodes
+
+__all__ = ["Program", "ProgramError", "Handle"]
+
+# add_node/group keywords that become [node.NAME] keys as they are.
+NODE_KEYS = ("replicas", "cpus", "gpus", "mem", "framework", "env", "max_retries", "daemon", "nodes",
+             "partition", "constraint", "account", "qos", "time", "colocate", "wrapper", "workdir",
+             "ucx", "elastic")
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+
+
+class ProgramError(Exception):
+    """A mistake in a program's definition, reported at the Python line."""
+
+
+def caller_site(depth=2):
+    """(file, line) of the code that called the caller, outside this package."""
+    frame = sys._getframe(depth)
+    package = os.path.dirname(os.path.abspath(__file__))
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == package:
+        frame = frame.f_back
+    if frame is None:
+        return ("<unknown>", 0)
+    return (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
+
+
+def _error(site, message):
+    return ProgramError("%s:%d: %s" % (site[0], site[1], message))
+
+
+class Handle:
+    """What add_node returns: a reference to a node (or one replica of it) that
+    becomes a client in the task it is passed to."""
+
+    def __init__(self, spec, replica=None):
+        self._spec, self._replica = spec, replica
+
+    @property
+    def label(self):
+        return self._spec.label
+
+    def __repr__(self):
+        which = "" if self._replica is None else " replica %d" % self._replica
+        return "<slipway handle to node %r%s>" % (self._spec.label, which)
+
+    def dereference(self, endpoint=None):
+        """The client this handle becomes in a task (see slipway.handles)."""
+        from . import handles
+        return handles.dereference(self._spec, self._replica, endpoint)
+
+
+class NodeSpec:
+    """One slipway node of the program: its label, the Python node(s) its
+    replicas run, its keys, and where it was defined."""
+
+    def __init__(self, label, site, keys, in_group):
+        self.label, self.site, self.keys, self.in_group = label, site, dict(keys), in_group
+        self.members = []   # the Python nodes; one, or one per replica
+        self.member_sites = []
+
+    @property
+    def kind(self):
+        return self.members[0].kind
+
+    def replica_count(self):
+        """The fixed replica count, or None for an elastic node."""
+        replicas = self.keys.get("replicas")
+        if replicas is None:
+            return len(self.members) if len(self.members) > 1 else 1
+        return replicas if isinstance(replicas, int) else None
+
+    def member_for(self, replica):
+        return self.members[replica] if len(self.members) > 1 else self.members[0]
+
+
+class Program:
+    """A distributed program: nodes added with add_node, in groups or not.
+    Build it in a function of your module (`def make_program(): ...`): each
+    task re-imports the module and calls that function to rebuild the graph,
+    so functions and classes are never pickled."""
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", name):
+            raise _error(caller_site(), "Program(%r): a program name is 1 to 64 of A-Z a-z 0-9 _ - ., "
+                                        "starting with a letter or digit" % (name,))
+        self.name = name
+        self.site = caller_site()
+        frame = sys._getframe(1)
+        # The function that builds the program, rebuilt in every task.
+        self.factory = frame.f_code.co_name
+        self.module_path = os.path.abspath(frame.f_code.co_filename)
+        self.specs = {}     # label -> NodeSpec, in the order added
+        self._group = None
+
+    def group(self, name, **keys):
+        """Nodes added inside form one slipway node `name` (replicas=N or
+        "MIN:MAX", resources as in add_node)."""
+        return self._grouping(name, caller_site(), keys)
+
+    @contextlib.contextmanager
+    def _grouping(self, name, site, keys):
+        if self._group is not None:
+            raise _error(site, "group(%r) inside group(%r): groups do not nest" % (name, self._group.label))
+        spec = self._new_spec(name, site, keys, in_group=True)
+        self._group = spec
+        try:
+            yield
+        finally:
+            self._group = None
+        if not spec.members:
+            raise _error(site, "group(%r) has no node: call p.add_node(...) inside the with block" % name)
+
+    def add_node(self, node, label=None, **keys):
+        """Adds node (sw.PyNode, CourierNode, ReplayNode, ExecNode) and returns
+        its handle. Keywords: label, and the topology's node keys (replicas,
+        cpus, gpus, mem, framework, env, max_retries, daemon, ...)."""
+        site = caller_site()
+        if not isinstance(node, _nodes._Node):
+            raise _error(site, "add_node(%r): give a sw.PyNode, sw.CourierNode, sw.ReplayNode or "
+                               "sw.ExecNode" % (node,))
+        group = self._group
+        if group is None:
+            spec = self._new_spec(label or self._default_label(node), site, keys, in_group=False)
+            spec.members.append(node)
+            spec.member_sites.append(site)
+            return Handle(spec)
+        if label is not None and label != group.label:
+            raise _error(site, "add_node(label=%r) inside group(%r): a group's nodes take the group's "
+                               "name; leave label out" % (label, group.label))
+        if keys:
+            raise _error(site, "add_node(%s) inside group(%r): give resources to group(...) instead"
+                               % (", ".join("%s=" % k for k in sorted(keys)), group.label))
+        if group.members and type(group.members[0]) is not type(node):
+            raise _error(site, "group(%r) mixes %s and %s: every replica of a group runs the same "
+                               "kind of node" % (group.label, type(group.members[0]).__name__,
+                                                 type(node).__name__))
+        if group.members and "replicas" in group.keys:
+            raise _error(site, "group(%r, replicas=%r) takes one add_node, run by every replica; "
+                               "without replicas=, each add_node is one replica"
+                               % (group.label, group.keys["replicas"]))
+        group.members.append(node)
+        group.member_sites.append(site)
+        if "replicas" in group.keys:
+            return Handle(group)
+        return Handle(group, replica=len(group.members) - 1)
+
+    def _default_label(self, node):
+        base = getattr(getattr(node, "fn", None), "__name__", None) or type(node).__name__.lower()
+        base = re.sub(r"[^A-Za-z0-9_.-]", "_", base).lstrip("_.-") or "node"
+        label, n = base, 1
+        while label in self.specs:
+            n += 1
+            label = "%s_%d" % (base, n)
+        return label
+
+    def _new_spec(self, label, site, keys, in_group):
+        if not isinstance(label, str) or not _LABEL.match(label):
+            raise _error(site, "label %r: a node name is 1 to 64 of A-Z a-z 0-9 _ - ., starting with "
+                               "a letter" % (label,))
+        if label in self.specs:
+            first = self.specs[label].site
+            raise _error(site, "node %r is already defined at %s:%d; give this one another label"
+                               % (label, first[0], first[1]))
+        unknown = sorted(set(keys) - set(NODE_KEYS))
+        if unknown:
+            raise _error(site, "unknown keyword%s %s for node %r; known: %s"
+                               % ("s" if len(unknown) > 1 else "", ", ".join(unknown), label,
+                                  ", ".join(NODE_KEYS)))
+        spec = NodeSpec(label, site, keys, in_group)
+        self.specs[label] = spec
+        return spec

@@ -1,0 +1,208 @@
+"""Writes a sw.Program as a slipway topology (TOML, docs/topology.md), and
+maps `slipway validate`'s FILE:LINE:COL back to the Python line that made
+the node.
+
+Each Python node's command re-imports the program's module by path in the
+task and runs that node (slipway.program_node); `handles` come from the
+handles found in its arguments; the add_node/group keywords become node
+keys; a comment before each node names the Python file and line.
+"""
+
+import math
+import os
+import re
+import sys
+
+from . import handles as _handles
+from . import nodes as _nodes
+from . import program as _program
+
+__all__ = ["write", "Topology", "map_errors"]
+
+
+def _string(value):
+    out = ['"']
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _key(name):
+    return name if re.match(r"^[A-Za-z0-9_-]+$", name) else _string(name)
+
+
+def value(v):
+    """One TOML value (strings, integers, floats, booleans, lists, inline tables)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            raise ValueError("%r has no place in a topology" % v)
+        return repr(v)
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(value(item) for item in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join("%s = %s" % (_key(str(k)), value(item)) for k, item in v.items()) + " }" \
+            if v else "{}"
+    raise TypeError("%r (%s) cannot be written in a topology: use a string, number, boolean, list "
+                    "or dict" % (v, type(v).__name__))
+
+
+class Topology:
+    """The text, and which lines came from which Python line."""
+
+    def __init__(self):
+        self.lines = []
+        self.origins = []   # (first line, last line, site, what), 1-based
+
+    def add(self, text):
+        self.lines.append(text)
+
+    def block(self, site, what, write):
+        first = len(self.lines) + 1
+        write()
+        self.origins.append((first, len(self.lines), site, what))
+
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+    def origin(self, line):
+        for first, last, site, what in self.origins:
+            if first <= line <= last:
+                return site, what
+        return None, None
+
+
+def _command(program, spec, slipway_binary):
+    argv = [sys.executable, "-m", "slipway.program_node", "--module", program.module_path,
+            "--program-factory", program.factory, "--node", spec.label]
+    if slipway_binary:
+        argv += ["--slipway", slipway_binary]
+    return argv
+
+
+def _handled(program, spec):
+    """Labels of the nodes whose handles spec's arguments carry."""
+    labels = []
+    for member, site in zip(spec.members, spec.member_sites):
+        if isinstance(member, (_nodes.ReplayNode, _nodes.ExecNode)):
+            continue
+        for handle in _handles.find((member.args, member.kwargs)):
+            target = handle._spec
+            if program.specs.get(target.label) is not target:
+                raise _program.ProgramError("%s:%d: node %r is given a handle to node %r of another "
+                                            "program" % (site[0], site[1], spec.label, target.label))
+            kind = target.members[0]
+            if isinstance(kind, _nodes.PyNode):
+                raise _program.ProgramError(
+                    "%s:%d: node %r is given the handle of PyNode %r (defined at %s:%d), which serves "
+                    "nothing; make %r a CourierNode" % (site[0], site[1], spec.label, target.label,
+                                                        target.site[0], target.site[1], target.label))
+            if isinstance(kind, _nodes.ExecNode) and not kind.ports:
+                raise _program.ProgramError(
+                    "%s:%d: node %r is given the handle of ExecNode %r (defined at %s:%d), which has "
+                    "no ports; give it ports=[...]" % (site[0], site[1], spec.label, target.label,
+                                                        target.site[0], target.site[1]))
+            if target.label not in labels:
+                labels.append(target.label)
+    return labels
+
+
+def write(program, slipway_binary=None, workdir=None):
+    """The program as a Topology; raises ProgramError at the Python line of a
+    mistake found here."""
+    if not program.specs:
+        raise _program.ProgramError("%s:%d: program %r has no node: add some with p.add_node(...)"
+                                    % (program.site[0], program.site[1], program.name))
+    workdir = workdir or os.getcwd()
+    t = Topology()
+    t.add("# Written by slipway.launch from %s (the program that %s() makes)." %
+          (program.module_path, program.factory))
+    t.add("# Edit the Python file, not this one: every task re-imports it and runs its node.")
+    t.block(program.site, "program %r" % program.name, lambda: (
+        t.add(""), t.add("[program]"), t.add("name = %s" % value(program.name))))
+    for spec in program.specs.values():
+        t.block(spec.site, "node %r" % spec.label, lambda spec=spec: _write_node(t, program, spec,
+                                                                                  slipway_binary, workdir))
+    return t
+
+
+def _write_node(t, program, spec, slipway_binary, workdir):
+    member = spec.members[0]
+    where = "%s:%d" % spec.site
+    t.add("")
+    t.add("# node %r: defined at %s (%s)" % (spec.label, where, type(member).__name__))
+    t.add("[node.%s]" % _key(spec.label))
+    keys = dict(spec.keys)
+    if isinstance(member, _nodes.ReplayNode):
+        t.add('type = "replay"')
+    else:
+        t.add("type = %s" % value(member.kind))
+        if isinstance(member, _nodes.ExecNode):
+            t.add("command = %s" % value(member.command))
+            if member.ports:
+                t.add("ports = %s" % value(member.ports))
+        else:
+            t.add("command = %s" % value(_command(program, spec, slipway_binary)))
+        keys.setdefault("workdir", workdir)
+    if isinstance(member, _nodes.CourierNode) and not member.has_run():
+        keys.setdefault("daemon", True)    # serves until the program stops
+    if len(spec.members) > 1 and "replicas" not in keys:
+        keys["replicas"] = len(spec.members)
+    handled = _handled(program, spec)
+    if handled:
+        t.add("handles = %s" % value(handled))
+    for key in _program.NODE_KEYS:
+        if key in keys:
+            try:
+                t.add("%s = %s" % (key, value(keys[key])))
+            except (TypeError, ValueError) as exc:
+                raise _program.ProgramError("%s: node %r, %s=: %s" % (where, spec.label, key, exc)) from None
+    if isinstance(member, _nodes.ReplayNode):
+        for name, table in member.tables.items():
+            t.add("")
+            t.add("[node.%s.tables.%s]" % (_key(spec.label), _key(name)))
+            for key, item in table.keys.items():
+                t.add("%s = %s" % (key, value(item)))
+        if member.checkpoint:
+            t.add("")
+            t.add("[node.%s.checkpoint]" % _key(spec.label))
+            for key, item in member.checkpoint.items():
+                t.add("%s = %s" % (key, value(item)))
+
+
+_LOCATED = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
+
+
+def map_errors(topology, path, output):
+    """`slipway validate` output lines, each FILE:LINE:COL of `path` turned
+    into the Python file:line of the node it falls in (the topology's place
+    kept at the end)."""
+    mapped = []
+    for line in output.splitlines():
+        m = _LOCATED.match(line)
+        if not m or os.path.abspath(m.group("file")) != os.path.abspath(path):
+            if line.strip():
+                mapped.append(line)
+            continue
+        site, what = topology.origin(int(m.group("line")))
+        if site is None:
+            mapped.append(line)
+            continue
+        mapped.append("%s:%d: %s: %s (topology %s:%s:%s)" % (site[0], site[1], what, m.group("message"),
+                                                             path, m.group("line"), m.group("col")))
+    return mapped

@@ -1,0 +1,105 @@
+"""Runs the Python program API for real under slipway (integration:
+python_program:*): working_program.py must finish through sw.stop() (exit
+0); failing_program.py, under --launch=test, must stop with the worker's
+traceback and the Python line that defined it; bad_topology_program.py
+must be refused at its Python line. Needs SLIPWAY and
+SLIPWAY_COURIER_LIBRARY; argv[1] is the check to run."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+sys.path.insert(0, HERE)
+
+import slipway as sw  # noqa: E402
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def line_of(path, marker):
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if marker in line:
+                return number
+    fail("no %s in %s" % (marker, path))
+
+
+def check_working(runs):
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "..", "python"))
+    done = subprocess.run([sys.executable, os.path.join(HERE, "working_program.py"), "--run-root", runs],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                          timeout=240)
+    print(done.stdout)
+    if done.returncode != 0:
+        fail("working_program.py exited with status %d" % done.returncode)
+    for expected in ("actor.0: actor 0: ok", "actor.1: actor 1: ok",
+                     "learner.0: learner: producers ['producer-0', 'producer-1'] echo ['http']",
+                     "learner.0: learner: ok after 4 get_params calls",
+                     "stop requested by learner.0"):
+        if expected not in done.stdout:
+            fail("the output lacks %r" % expected)
+
+
+def check_failing(runs):
+    import failing_program
+    outcome = sw.launch(failing_program.make_program(), launch_type="test", timeout=120,
+                        argv=["failing_program.py", "--run-root", runs])
+    print(outcome.output)
+    print(repr(outcome))
+    if outcome.success or outcome.timed_out or outcome.exit_status != 1:
+        fail("the failing program did not fail as expected: %r" % outcome)
+    if outcome.failed_task != "worker.0":
+        fail("failed_task is %r, not worker.0" % outcome.failed_task)
+    if "RuntimeError: worker gave up on purpose" not in outcome.traceback:
+        fail("the outcome's traceback lacks the worker's exception:\n" + outcome.traceback)
+    path = os.path.join(HERE, "failing_program.py")
+    defined = "slipway: node 'worker' (defined at %s:%d) failed" % (path, line_of(path, "WORKER-LINE"))
+    if defined not in outcome.output:
+        fail("the output lacks %r" % defined)
+    if 'in worker\n' not in outcome.traceback + "\n":
+        fail("the traceback does not show the worker function")
+
+
+def check_bad_topology(runs):
+    import bad_topology_program
+    path = os.path.join(HERE, "bad_topology_program.py")
+    try:
+        sw.launch(bad_topology_program.make_program(), launch_type="test",
+                  argv=["bad_topology_program.py", "--run-root", runs])
+    except sw.TopologyError as exc:
+        print(exc)
+        where = "%s:%d: node 'greedy': " % (path, line_of(path, "BAD-LINE"))
+        if not any(line.startswith(where) and "gpus" in line for line in exc.lines):
+            fail("no error about gpus at %s" % where)
+        return
+    fail("the bad topology was launched")
+    # The command-line form prints the same line and exits 2.
+
+
+def check_bad_topology_cli(runs):
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "..", "python"))
+    path = os.path.join(HERE, "bad_topology_program.py")
+    done = subprocess.run([sys.executable, path, "--launch=local", "--run-root", runs],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                          timeout=60)
+    print(done.stdout)
+    if done.returncode != 2 or "%s:%d: node 'greedy'" % (path, line_of(path, "BAD-LINE")) not in done.stdout:
+        fail("expected exit 2 and the error at the Python line (status %d)" % done.returncode)
+
+
+def main():
+    check = sys.argv[1]
+    with tempfile.TemporaryDirectory() as runs:
+        {"working": check_working, "failing": check_failing,
+         "bad_topology": lambda r: (check_bad_topology(r), check_bad_topology_cli(r))}[check](runs)
+    print("python_program %s: ok" % check)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""A small program through the whole Python API, run for real under
+`slipway run` by python_program_test.py: a replay node, a CourierNode
+learner (pickled calls, futures, a remote exception, a batched method), a
+group of two actors, a per-replica group of two producers, an ExecNode with
+a port, and sw.stop() from the learner's run()."""
+
+import os
+import pickle
+import threading
+
+import slipway as sw
+
+
+class Learner:
+    def __init__(self, replay, producers, echo):
+        self.replay, self.producers, self.echo = replay, producers, echo
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def get_params(self, scale=1.0):
+        with self.lock:
+            self.calls += 1
+        return {"w": 1.5 * scale}
+
+    def fail(self):
+        raise ValueError("learner has no gradient yet")
+
+    @sw.batched_handler(batch_size=4, timeout=0.5)
+    def infer(self, xs):
+        return [("batch", len(xs), x * 2) for x in xs]
+
+    def run(self):
+        items = 0
+        while items < 4:    # two from each actor
+            items += len(self.replay.sample("experience", n=1, timeout=60))
+        names = sorted(p.name() for p in self.producers)
+        print("learner: producers", names, "echo", sorted(self.echo))
+        print("learner: ok after %d get_params calls" % self.calls, flush=True)
+        sw.stop()
+        sw.wait_for_stop(30)
+
+
+class Producer:
+    def __init__(self, index):
+        self.index = index
+
+    def name(self):
+        return "producer-%d" % self.index
+
+
+def actor(learner, replay):
+    replica = int(os.environ["SLIPWAY_REPLICA"])
+    params = learner.get_params(scale=2.0)
+    assert params == {"w": 3.0}, params
+    future = learner.futures.get_params()
+    assert future.result(timeout=60) == {"w": 1.5}
+    try:
+        learner.fail()
+        raise AssertionError("fail() did not raise")
+    except ValueError as exc:
+        assert "learner has no gradient yet" in str(exc)
+        assert "in fail" in str(exc.__cause__), exc.__cause__
+    futures = [learner.futures.infer(replica * 10 + i) for i in range(4)]
+    results = [f.result(timeout=60) for f in futures]
+    assert [r[2] for r in results] == [(replica * 10 + i) * 2 for i in range(4)], results
+    print("actor %d: batches %s" % (replica, sorted(set(r[1] for r in results))))
+    for i in range(2):
+        replay.insert(pickle.dumps((replica, i)), priorities={"experience": 1.0})
+    print("actor %d: ok" % replica, flush=True)
+
+
+def make_program():
+    p = sw.Program("python-program")
+    replay = p.add_node(sw.ReplayNode(tables={"experience": sw.Table(sampler=sw.Uniform(),
+                                                                    max_size=1000)}), label="replay")
+    with p.group("producer"):
+        producers = [p.add_node(sw.CourierNode(Producer, i)) for i in range(2)]
+    echo = p.add_node(sw.ExecNode(["/usr/bin/python3", "-c",
+                                   "import signal, time\nsignal.pause()"], ports=["http"]),
+                      label="echo", daemon=True)
+    learner = p.add_node(sw.CourierNode(Learner, replay=replay, producers=producers, echo=echo),
+                         label="learner")
+    with p.group("actor", replicas=2):
+        p.add_node(sw.PyNode(actor, learner=learner, replay=replay))
+    return p
+
+
+if __name__ == "__main__":
+    sw.launch(make_program())
