@@ -83,8 +83,8 @@ def dereference(spec, replica, endpoint=None):
         count = spec.replica_count()
         if count is None:   # elastic: the replicas that run now
             endpoint = endpoint or rpc.process_endpoint()
-            live = endpoint.resolve_all(spec.label)
-            return [rpc.CourierClient(spec.label, i, endpoint) for i in range(len(live))]
+            live = [int(h.name.rsplit(".", 1)[1]) for h in endpoint.resolve_all(spec.label)]
+            return [rpc.CourierClient(spec.label, i, endpoint) for i in live]
         return [rpc.CourierClient(spec.label, i, endpoint) for i in range(count)]
     if isinstance(node, _nodes.ReplayNode):
         return replay.Client(spec.label, endpoint=endpoint or rpc.process_endpoint())

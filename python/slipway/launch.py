@@ -12,6 +12,12 @@ and slipway does the launching. Before running, `slipway validate` checks
 it; its errors are reported at the Python line that made the node.
 local, slurm and sbatch replace this process with slipway (launch() does not
 return; the exit status is slipway's); test returns an Outcome.
+
+The topology goes to --toml PATH, else: NAME.toml here (toml),
+.slipway/NAME.toml here (slurm, sbatch: other hosts read it, so the current
+directory must be on a shared file system, as every node's workdir is),
+a temporary directory (local, test). Flags this parser does not know are
+left to the program (parse_known_args).
 """
 
 import argparse
@@ -92,7 +98,8 @@ def _parser(prog):
                              "inside a Slurm allocation; sbatch: slipway sbatch; toml: only write the "
                              "topology; test: run it with a time limit and report the outcome")
     parser.add_argument("--toml", metavar="PATH", help="where to write the topology (default: "
-                        "NAME.toml here for --launch=toml, a temporary directory otherwise)")
+                        "NAME.toml here for --launch=toml, .slipway/NAME.toml here for slurm and "
+                        "sbatch, which other hosts read, a temporary directory otherwise)")
     parser.add_argument("--slipway", metavar="PATH", help="the slipway binary (default: $SLIPWAY, PATH)")
     parser.add_argument("--run-root", metavar="DIR", help="slipway's --run-root (local, slurm, test)")
     parser.add_argument("--grace", metavar="S", help="slipway's --grace (local, slurm, sbatch)")
@@ -115,6 +122,9 @@ def _topology_path(program, options, launch_type):
         return os.path.abspath(options.toml)
     if launch_type == "toml":
         return os.path.abspath(program.name + ".toml")
+    if launch_type in ("slurm", "sbatch"):   # read on other hosts: not in this host's /tmp
+        os.makedirs(".slipway", exist_ok=True)
+        return os.path.abspath(os.path.join(".slipway", program.name + ".toml"))
     return os.path.join(tempfile.mkdtemp(prefix="slipway-%s-" % program.name), program.name + ".toml")
 
 

@@ -12,8 +12,8 @@ import slipway as sw
 
 
 class Learner:
-    def __init__(self, replay, producers, echo):
-        self.replay, self.producers, self.echo = replay, producers, echo
+    def __init__(self, replay, producers, echo, judges):
+        self.replay, self.producers, self.echo, self.judges = replay, producers, echo, judges
         self.calls = 0
         self.lock = threading.Lock()
 
@@ -35,6 +35,7 @@ class Learner:
             items += len(self.replay.sample("experience", n=1, timeout=60))
         names = sorted(p.name() for p in self.producers)
         print("learner: producers", names, "echo", sorted(self.echo))
+        print("learner: judges", sorted(j.name() for j in self.judges))
         print("learner: ok after %d get_params calls" % self.calls, flush=True)
         sw.stop()
         sw.wait_for_stop(30)
@@ -46,6 +47,11 @@ class Producer:
 
     def name(self):
         return "producer-%d" % self.index
+
+
+class Judge:
+    def name(self):
+        return "judge-" + os.environ["SLIPWAY_REPLICA"]
 
 
 def actor(learner, replay):
@@ -78,7 +84,10 @@ def make_program():
     echo = p.add_node(sw.ExecNode(["/usr/bin/python3", "-c",
                                    "import signal, time\nsignal.pause()"], ports=["http"]),
                       label="echo", daemon=True)
-    learner = p.add_node(sw.CourierNode(Learner, replay=replay, producers=producers, echo=echo),
+    with p.group("judge", replicas="2:3"):   # elastic: its handle is the replicas running
+        judges = p.add_node(sw.CourierNode(Judge))
+    learner = p.add_node(sw.CourierNode(Learner, replay=replay, producers=producers, echo=echo,
+                                        judges=judges),
                          label="learner")
     with p.group("actor", replicas=2):
         p.add_node(sw.PyNode(actor, learner=learner, replay=replay))

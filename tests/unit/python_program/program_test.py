@@ -372,5 +372,36 @@ class RpcTest(unittest.TestCase):
             wrong(1)
         self.assertIn("return one per call", str(caught.exception))
 
+class LifecycleTest(unittest.TestCase):
+    def test_sigterm_sets_the_event_and_runs_handlers(self):
+        import signal
+        from slipway import lifecycle
+        before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+        called = []
+        try:
+            lifecycle.install_signal_handlers()
+            sw.register_stop_handler(lambda: called.append("handler"))
+            event = sw.stop_event()
+            self.assertFalse(sw.wait_for_stop(0.01))
+            os.kill(os.getpid(), signal.SIGTERM)
+            self.assertTrue(sw.wait_for_stop(5))
+            self.assertTrue(event.is_set())
+            self.assertEqual(called, ["handler"])
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+            lifecycle._handlers.clear()
+            lifecycle._event.clear()
+
+    def test_stop_outside_a_program(self):
+        saved = {k: os.environ.pop(k) for k in ("SLIPWAY_RDZV", "SLIPWAY_TOKEN") if k in os.environ}
+        try:
+            with self.assertRaises(RuntimeError) as caught:
+                sw.stop()
+            self.assertIn("slipway stop", str(caught.exception))
+        finally:
+            os.environ.update(saved)
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]], verbosity=2)
