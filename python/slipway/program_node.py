@@ -11,7 +11,8 @@ become clients, then a PyNode's function runs, or a CourierNode's object
 is constructed, its public methods served (published as LABEL.REPLICA) and
 its run() called, if any, else it serves until the program stops.
 
-A node that raises prints its traceback and the Python line that defined
+The task exits as soon as the node's function (or run()) returns, without
+waiting for threads it started. A node that raises prints its traceback and the Python line that defined
 it, and exits 1: slipway then retries it within max_retries, or stops the
 program.
 """
