@@ -36,6 +36,9 @@ __all__ = ["launch", "Outcome", "TopologyError", "find_slipway"]
 
 LAUNCH_TYPES = ("local", "slurm", "sbatch", "toml", "test")
 _SUBCOMMANDS = {"local": "run", "slurm": "launch", "sbatch": "sbatch"}
+# Launchpad's launch types, for programs ported by changing their imports:
+# slipway runs every node as a process of its own.
+_LAUNCHPAD_TYPES = {"local_mp": "local", "local_mt": "local", "test_mp": "test", "test_mt": "test"}
 
 
 class TopologyError(_program.ProgramError):
@@ -146,6 +149,7 @@ def launch(program, launch_type=None, timeout=None, argv=None):
     argv = sys.argv if argv is None else argv
     options = _options(argv)
     launch_type = launch_type or options.launch or "local"
+    launch_type = _LAUNCHPAD_TYPES.get(launch_type, launch_type)
     if launch_type == "test":
         return _launch(program, launch_type, timeout, options)
     try:

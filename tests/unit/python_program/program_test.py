@@ -171,6 +171,10 @@ class ErrorTest(unittest.TestCase):
         exec("import slipway as sw\np = sw.Program('top')\np.add_node(sw.PyNode(len, 1))", made)
         _raises(self, lambda: sw.launch(made["p"], launch_type="test", argv=["x"]),
                 "made outside a function")
+        _raises(self, lambda: sw.launch(made["p"], launch_type="test_mp", argv=["x"]),
+                "made outside a function")   # Launchpad's name for it
+        with self.assertRaises(ValueError):
+            sw.launch(made["p"], launch_type="vertex_ai", argv=["x"])
 
 
 class HandleTest(unittest.TestCase):
