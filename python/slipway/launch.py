@@ -165,12 +165,16 @@ def _launch(program, launch_type, timeout, options):
     if not isinstance(program, _program.Program):
         raise TypeError("sw.launch(program): give the sw.Program that make_program() returns, not %r"
                         % (program,))
-    if program.factory.startswith("<"):
+    if program.factory.startswith("<") or program.factory_qualname != program.factory:
         site = program.site
         raise _program.ProgramError(
-            "%s:%d: sw.Program(%r) is made outside a function: build the program in a function of "
-            "the module (def make_program(): ... return p) and call sw.launch(make_program()), so that "
-            "every task can rebuild it" % (site[0], site[1], program.name))
+            "%s:%d: sw.Program(%r) is made %s: build the program in a function at the top level "
+            "of the module (def make_program(): ... return p) and call sw.launch(make_program()), so "
+            "that every task can rebuild it" % (
+                site[0], site[1], program.name,
+                "outside a function" if program.factory.startswith("<")
+                else "in %s(), which is not a function at the top level of its module"
+                % program.factory_qualname))
     if launch_type == "toml":
         slipway = None
         try:

@@ -16,6 +16,7 @@ file and line of its add_node, for errors and for the topology's comments.
 """
 
 import contextlib
+import inspect
 import os
 import re
 import sys
@@ -95,11 +96,30 @@ class NodeSpec:
         return self.members[replica] if len(self.members) > 1 else self.members[0]
 
 
+def _factory_arguments(frame):
+    """(positional, keyword) arguments of the function running in frame,
+    or None when it takes none."""
+    if frame.f_code.co_name.startswith("<"):
+        return None
+    info = inspect.getargvalues(frame)
+    code = frame.f_code
+    positional = [info.locals[n] for n in code.co_varnames[:code.co_argcount]]
+    keywords = {n: info.locals[n] for n in
+                code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]}
+    if info.varargs:
+        positional += list(info.locals[info.varargs])
+    if info.keywords:
+        keywords.update(info.locals[info.keywords])
+    return (positional, keywords) if positional or keywords else None
+
+
 class Program:
     """A distributed program: nodes added with add_node, in groups or not.
     Build it in a function of your module (`def make_program(): ...`): each
     task re-imports the module and calls that function to rebuild the graph,
-    so functions and classes are never pickled."""
+    so functions and classes are never pickled. The function's arguments
+    (their values when sw.Program(...) runs) are pickled into the node
+    commands, so tasks rebuild the same graph: keep them plain values."""
 
     def __init__(self, name):
         if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", name):
@@ -108,9 +128,12 @@ class Program:
         self.name = name
         self.site = caller_site()
         frame = sys._getframe(1)
-        # The function that builds the program, rebuilt in every task.
+        # The function that builds the program, rebuilt in every task, and
+        # the arguments it was called with (as they are at this line).
         self.factory = frame.f_code.co_name
+        self.factory_qualname = frame.f_code.co_qualname
         self.module_path = os.path.abspath(frame.f_code.co_filename)
+        self.factory_args = _factory_arguments(frame)
         self.specs = {}     # label -> NodeSpec, in the order added
         self._group = None
 

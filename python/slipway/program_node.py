@@ -18,7 +18,9 @@ program.
 """
 
 import argparse
+import base64
 import importlib.util
+import pickle
 import os
 import sys
 import traceback
@@ -29,8 +31,11 @@ from . import nodes as _nodes
 from . import program as _program
 
 
-def load_program(module_path, factory):
-    """The Program that module_path's factory() makes."""
+def load_program(module_path, factory, factory_args=None):
+    """The Program that module_path's factory(*args, **kwargs) makes;
+    factory_args: what --factory-args carries (base64 of the pickled
+    (args, kwargs) the program was first built with; the command line comes
+    from the topology the user launched, so it is trusted like the command)."""
     directory, filename = os.path.split(os.path.abspath(module_path))
     name = os.path.splitext(filename)[0]
     if directory not in sys.path:
@@ -45,7 +50,8 @@ def load_program(module_path, factory):
     if not callable(make):
         raise AttributeError("%s has no function %s(): sw.launch found the program made there"
                              % (module_path, factory))
-    program = make()
+    args, kwargs = ([], {}) if not factory_args else pickle.loads(base64.b64decode(factory_args))
+    program = make(*args, **kwargs)
     if not isinstance(program, _program.Program):
         raise TypeError("%s: %s() returned %r, not the sw.Program" % (module_path, factory, program))
     return program
@@ -96,6 +102,7 @@ def main(argv=None):
     parser.add_argument("--program-factory", default="make_program",
                         help="the module's function that returns the sw.Program")
     parser.add_argument("--node", required=True, help="the node's label")
+    parser.add_argument("--factory-args", help="the factory's arguments (base64 of pickled (args, kwargs))")
     parser.add_argument("--slipway", help="the slipway binary (for sw.stop())")
     options = parser.parse_args(argv)
     if options.slipway:
@@ -104,7 +111,7 @@ def main(argv=None):
     sys.argv = [options.module]
     where = "%s (made by %s())" % (options.module, options.program_factory)
     try:
-        program = load_program(options.module, options.program_factory)
+        program = load_program(options.module, options.program_factory, options.factory_args)
         spec = program.specs.get(options.node)
         if spec is not None:
             where = "%s:%d" % spec.site

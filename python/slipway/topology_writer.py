@@ -8,8 +8,10 @@ handles found in its arguments; the add_node/group keywords become node
 keys; a comment before each node names the Python file and line.
 """
 
+import base64
 import math
 import os
+import pickle
 import re
 import sys
 
@@ -90,9 +92,24 @@ class Topology:
 def _command(program, spec, slipway_binary):
     argv = [sys.executable, "-m", "slipway.program_node", "--module", program.module_path,
             "--program-factory", program.factory, "--node", spec.label]
+    if program.factory_args is not None:
+        argv += ["--factory-args", _factory_args(program)]
     if slipway_binary:
         argv += ["--slipway", slipway_binary]
     return argv
+
+
+def _factory_args(program):
+    """The factory's arguments for the command line: pickled, base64."""
+    try:
+        data = pickle.dumps(program.factory_args, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(data)
+    except Exception as exc:
+        raise _program.ProgramError(
+            "%s:%d: the arguments of %s() cannot be passed to the tasks, which call it again to "
+            "rebuild the program (%s): give it plain values (numbers, strings, lists, dicts)"
+            % (program.site[0], program.site[1], program.factory, exc)) from None
+    return base64.b64encode(data).decode("ascii")
 
 
 def _handled(program, spec):
@@ -144,6 +161,7 @@ def write(program, slipway_binary=None, workdir=None):
 def _write_node(t, program, spec, slipway_binary, workdir):
     member = spec.members[0]
     where = "%s:%d" % spec.site
+    handled = _handled(program, spec)
     t.add("")
     t.add("# node %r: defined at %s (%s)" % (spec.label, where, type(member).__name__))
     t.add("[node.%s]" % _key(spec.label))
@@ -163,7 +181,6 @@ def _write_node(t, program, spec, slipway_binary, workdir):
         keys.setdefault("daemon", True)    # serves until the program stops
     if len(spec.members) > 1 and "replicas" not in keys:
         keys["replicas"] = len(spec.members)
-    handled = _handled(program, spec)
     if handled:
         t.add("handles = %s" % value(handled))
     for key in _program.NODE_KEYS:

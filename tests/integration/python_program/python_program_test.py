@@ -45,6 +45,8 @@ def check_working(runs):
                      "stop requested by learner.0"):
         if expected not in done.stdout:
             fail("the output lacks %r" % expected)
+    if "actor.2:" in done.stdout:
+        fail("a third actor ran: the tasks did not rebuild the program with actors=2")
 
 
 def check_failing(runs):

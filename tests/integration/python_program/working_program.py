@@ -2,7 +2,8 @@
 `slipway run` by python_program_test.py: a replay node, a CourierNode
 learner (pickled calls, futures, a remote exception, a batched method), a
 group of two actors, a per-replica group of two producers, an ExecNode with
-a port, and sw.stop() from the learner's run()."""
+a port, an elastic group, and sw.stop() from the learner's run(); the
+program is made with an argument (actors=2), which every task gets too."""
 
 import os
 import pickle
@@ -75,7 +76,7 @@ def actor(learner, replay):
     print("actor %d: ok" % replica, flush=True)
 
 
-def make_program():
+def make_program(actors=3):
     p = sw.Program("python-program")
     replay = p.add_node(sw.ReplayNode(tables={"experience": sw.Table(sampler=sw.Uniform(),
                                                                     max_size=1000)}), label="replay")
@@ -89,10 +90,10 @@ def make_program():
     learner = p.add_node(sw.CourierNode(Learner, replay=replay, producers=producers, echo=echo,
                                         judges=judges),
                          label="learner")
-    with p.group("actor", replicas=2):
+    with p.group("actor", replicas=actors):
         p.add_node(sw.PyNode(actor, learner=learner, replay=replay))
     return p
 
 
 if __name__ == "__main__":
-    sw.launch(make_program())
+    sw.launch(make_program(actors=2))   # tasks rebuild it with actors=2 too

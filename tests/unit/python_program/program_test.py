@@ -4,6 +4,7 @@ Python line, slipway validate's errors mapped back to Python, handles
 becoming clients, the signed pickled RPC and batched handlers. No slipway,
 no UCX: calls go through fake handles and endpoints."""
 
+import base64
 import os
 import pickle
 import sys
@@ -30,6 +31,12 @@ def line_of(path, marker):
             if marker in line:
                 return number
     raise AssertionError("no %s in %s" % (marker, path))
+
+
+def _made_with(count, *, scale=1.0):
+    p = sw.Program("made")
+    p.add_node(sw.PyNode(print, count, scale), label="n")
+    return p
 
 
 class TopologyTest(unittest.TestCase):
@@ -100,6 +107,17 @@ class TopologyTest(unittest.TestCase):
         self.assertTrue(mapped[2].startswith("%s:%d: program 'sample':" % self.program.site), mapped[2])
         self.assertEqual(mapped[3], "other.toml:3:1: elsewhere")
 
+    def test_factory_arguments_reach_the_tasks(self):
+        self.assertNotIn("--factory-args", self.nodes["learner"]["command"])
+        program = _made_with(4, scale=0.5)
+        command = tomllib.loads(topology_writer.write(program).text())["node"]["n"]["command"]
+        encoded = command[command.index("--factory-args") + 1]
+        self.assertEqual(pickle.loads(base64.b64decode(encoded)), ([4], {"scale": 0.5}))
+        self.assertEqual(command[command.index("--program-factory") + 1], "_made_with")
+        with self.assertRaises(sw.ProgramError) as caught:
+            topology_writer.write(_made_with(lambda: 1))
+        self.assertIn("cannot be passed to the tasks", str(caught.exception))
+
     def test_launch_toml_writes_the_file(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "out.toml")
@@ -154,17 +172,21 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("has no node", str(caught.exception))
 
     def test_handles_that_cannot_become_clients(self):
-        p = sw.Program("handles")
-        plain = p.add_node(sw.PyNode(noop), label="plain")
-        portless = p.add_node(sw.ExecNode(["true"]), label="portless")
-        line = sys._getframe().f_lineno + 1
-        p.add_node(sw.PyNode(noop, plain), label="user")
-        _raises(self, lambda: topology_writer.write(p), "%s:%d: node 'user' is given the handle of PyNode 'plain'"
-                % (os.path.abspath(__file__), line))
-        q = sw.Program("handles2")
-        portless = q.add_node(sw.ExecNode(["true"]), label="portless")
-        q.add_node(sw.PyNode(noop, x={"y": [portless]}), label="user")
-        _raises(self, lambda: topology_writer.write(q), "ExecNode 'portless'", "no ports")
+        def handing_a_pynode():
+            p = sw.Program("handles")
+            plain = p.add_node(sw.PyNode(noop), label="plain")
+            p.add_node(sw.PyNode(noop, plain), label="user")   # USER-LINE
+            return p
+
+        def handing_a_portless_exec():
+            q = sw.Program("handles2")
+            portless = q.add_node(sw.ExecNode(["true"]), label="portless")
+            q.add_node(sw.PyNode(noop, x={"y": [portless]}), label="user")
+            return q
+        here = os.path.abspath(__file__)
+        _raises(self, lambda: topology_writer.write(handing_a_pynode()),
+                "%s:%d: node 'user' is given the handle of PyNode 'plain'" % (here, line_of(here, "USER-LINE")))
+        _raises(self, lambda: topology_writer.write(handing_a_portless_exec()), "ExecNode 'portless'", "no ports")
 
     def test_program_outside_a_function(self):
         made = {}
@@ -175,6 +197,11 @@ class ErrorTest(unittest.TestCase):
                 "made outside a function")   # Launchpad's name for it
         with self.assertRaises(ValueError):
             sw.launch(made["p"], launch_type="vertex_ai", argv=["x"])
+
+        def nested():
+            return sw.Program("nested")
+        _raises(self, lambda: sw.launch(nested(), launch_type="test", argv=["x"]),
+                "not a function at the top level")
 
 
 class HandleTest(unittest.TestCase):
