@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "program_paths.hpp"
+#include "slipway/core/contract.hpp"
 
 namespace slipway::cli {
 namespace {
@@ -43,13 +44,13 @@ void export_python_package() {
   if (padded.find(":" + dir + ":") == std::string::npos) {
     ::setenv("PYTHONPATH", (path.empty() ? dir : dir + ":" + path).c_str(), 1);
   }
-  const char* library = std::getenv("SLIPWAY_COURIER_LIBRARY");
+  const char* library = std::getenv(core::env::kCourierLibrary);
   if (library && *library) return;
   for (const fs::path& candidate : {bin_dir() / ".." / SLIPWAY_INSTALL_LIBDIR / "libslipway-courier.so",
                                     bin_dir() / ".." / "lib" / "libslipway-courier.so"}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) {
-      ::setenv("SLIPWAY_COURIER_LIBRARY", fs::weakly_canonical(candidate).c_str(), 1);
+      ::setenv(core::env::kCourierLibrary, fs::weakly_canonical(candidate).c_str(), 1);
       return;
     }
   }

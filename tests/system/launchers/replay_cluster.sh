@@ -5,6 +5,12 @@
 # against two shards placed on other hosts than itself.
 source "$(dirname "$0")/lib.sh"
 : "${SLIPWAY_REPLAY_CLIENT:?path of slipway_test_replay_client}"
+# The test cluster's hosts are network namespaces of one machine: UCX sees
+# one host and picks its shared-memory transports, whose wake-up signals
+# (unix sockets) do not cross network namespaces, so a sleeping peer on
+# another "host" is never woken and the program stalls. Real hosts never
+# share memory: over TCP, as between real hosts.
+export UCX_TLS=tcp
 
 run_logged example srun -N3 -p cpu --program="$SLIPWAY_SOURCE_DIR/examples/actor_learner.toml"
 [ "$status" -eq 0 ] || fail "srun --program of the actor/learner example exited $status"

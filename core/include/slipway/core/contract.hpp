@@ -43,6 +43,7 @@ inline constexpr const char* kDebug = "SLIPWAY_DEBUG";               // debug lo
 inline constexpr const char* kPmixVerbose = "SLIPWAY_PMIX_VERBOSE";  // PMIx server logging
 inline constexpr const char* kBin = "SLIPWAY_BIN";                   // the slipway program to run
 inline constexpr const char* kExec = "SLIPWAY_EXEC";                 // the slipway-exec program to run
+inline constexpr const char* kCourierLibrary = "SLIPWAY_COURIER_LIBRARY";  // Python's path of libslipway-courier.so
 
 // --- Internal guards between slipway's own processes ----------------------
 inline constexpr const char* kSpankReexec = "SLIPWAY_SPANK_REEXEC";        // srun re-exec guard
