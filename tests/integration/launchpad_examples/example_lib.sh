@@ -4,8 +4,8 @@
 # $script, expect, fail): run_program FILE [ARGS...] runs a Python program
 # file with /usr/bin/python3 as a user would (sw.launch, local launch by
 # default) in $runs, with the source tree's python/ on PYTHONPATH, the
-# slipway under test on PATH and $runs as the run root; its output goes to
-# $output and its exit status to $status.
+# slipway under test on PATH and $runs as the run root and TMPDIR; its
+# output goes to $output and its exit status to $status.
 : "${SLIPWAY_COURIER_LIBRARY:?path of libslipway-courier.so}"
 # shellcheck source=../channels/example_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../channels/example_lib.sh"
@@ -14,6 +14,9 @@ export SLIPWAY_RUN_ROOT=$runs
 PATH="$(dirname "$SLIPWAY"):$PATH"
 export PATH
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+# A local launch leaves its topology in a temporary directory of its own
+# (the launching process becomes `slipway run`): keep those under $runs.
+export TMPDIR=$runs
 
 run_program() {
   status=0
