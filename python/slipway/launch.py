@@ -144,14 +144,30 @@ def _validate(slipway, topology, path):
 def launch(program, launch_type=None, timeout=None, argv=None):
     """Launches program as --launch says (launch_type overrides the flag).
     A mistake in the program is printed as `file.py:LINE: message` and the
-    process exits 2, except for launch type test, which raises it
-    (ProgramError, TopologyError) for the test to see."""
+    process exits 2, except for launch_type="test" given here, which raises
+    it (ProgramError, TopologyError) for the test to see and returns the
+    Outcome. --launch=test given on the command line prints the outcome
+    (and the failing task's traceback) and, when the program failed or ran
+    past its time, exits with slipway's (non-zero) status; else it returns
+    the Outcome."""
     argv = sys.argv if argv is None else argv
     options = _options(argv)
+    from_code = launch_type is not None
     launch_type = launch_type or options.launch or "local"
     launch_type = _LAUNCHPAD_TYPES.get(launch_type, launch_type)
-    if launch_type == "test":
+    if launch_type == "test" and from_code:
         return _launch(program, launch_type, timeout, options)
+    if launch_type == "test":   # --launch=test on a command line: say how it ended
+        try:
+            outcome = _launch(program, launch_type, timeout, options)
+        except _program.ProgramError as exc:
+            print(str(exc), file=sys.stderr)
+            raise SystemExit(2)
+        print("slipway: --launch=test: %r%s" % (outcome, "" if outcome.success else
+              "\n" + (outcome.traceback or outcome.output[-2000:])), file=sys.stderr)
+        if not outcome.success:
+            raise SystemExit(outcome.exit_status or 1)
+        return outcome
     try:
         return _launch(program, launch_type, timeout, options)
     except _program.ProgramError as exc:

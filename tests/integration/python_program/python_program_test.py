@@ -67,6 +67,15 @@ def check_failing(runs):
         fail("the output lacks %r" % defined)
     if 'in worker\n' not in outcome.traceback + "\n":
         fail("the traceback does not show the worker function")
+    # --launch=test on the command line: the outcome and traceback printed, status non-zero.
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "..", "..", "python"))
+    done = subprocess.run([sys.executable, path, "--launch=test", "--run-root", runs],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                          timeout=180)
+    if done.returncode == 0 or "failed_task='worker.0'" not in done.stdout \
+            or "RuntimeError: worker gave up on purpose" not in done.stdout:
+        print(done.stdout)
+        fail("--launch=test on the command line: status %d, outcome not shown" % done.returncode)
 
 
 def check_bad_topology(runs):
