@@ -74,7 +74,11 @@ int run_slurm_bench(const std::vector<std::string>& args) {
              cd + "srun -N3 -n1000 -p cpu /bin/true" + quiet},
             runs_1000);
       }
-      if (medians.empty() || medians_1000.empty()) {
+      if (!medians.empty() && medians_1000.empty()) {
+        std::fprintf(stderr, "\n*** slurm: a 1000-task run failed; srun_ratio_1000 reads n/a ***\n\n");
+        medians_1000 = {0, 0};
+      }
+      if (medians.empty()) {
         std::fprintf(stderr, "slurm: a run failed\n");
         std::printf("slurm: error=run_failed\n");
       } else {
@@ -89,11 +93,19 @@ int run_slurm_bench(const std::vector<std::string>& args) {
                     "declaring 400 CPUs each\n", runs_1000);
         std::printf("  srun --program=bench1000.toml        %8.1f ms\n", medians_1000[0]);
         std::printf("  srun -n1000 /bin/true                %8.1f ms\n", medians_1000[1]);
-        std::printf("slurm: srun_ratio=%.2f srun_ratio_1000=%.2f program_ms=%.1f srun_ms=%.1f "
-                    "program_1000_ms=%.1f srun_1000_ms=%.1f launch_in_salloc_ms=%.1f "
+        auto figure = [](double v, const char* format) {
+          char buf[32];
+          if (v <= 0) return std::string("n/a");
+          std::snprintf(buf, sizeof buf, format, v);
+          return std::string(buf);
+        };
+        std::printf("slurm: srun_ratio=%.2f srun_ratio_1000=%s program_ms=%.1f srun_ms=%.1f "
+                    "program_1000_ms=%s srun_1000_ms=%s launch_in_salloc_ms=%.1f "
                     "srun_in_salloc_ms=%.1f\n",
-                    slipway_ms / srun_ms, medians_1000[0] / medians_1000[1], slipway_ms, srun_ms,
-                    medians_1000[0], medians_1000[1], launch_ms, salloc_srun_ms);
+                    slipway_ms / srun_ms,
+                    figure(medians_1000[1] > 0 ? medians_1000[0] / medians_1000[1] : 0, "%.2f").c_str(),
+                    slipway_ms, srun_ms, figure(medians_1000[0], "%.1f").c_str(),
+                    figure(medians_1000[1], "%.1f").c_str(), launch_ms, salloc_srun_ms);
         status = 0;
       }
     }

@@ -616,6 +616,23 @@ class Writer:
             self.flush()
 
 
+# Objects travel pickled and signed with the program's secret (rpc.py's
+# seal/open: HMAC-SHA256 over a purpose, a name and the body, checked
+# before anything is unpickled), so that nothing from outside the program
+# is ever unpickled: queue items, pool tasks and pool results alike.
+_QUEUE_ITEM, _POOL_TASK, _POOL_RESULT = b"queue-item:", b"pool-task:", b"pool-result:"
+
+
+def _sealed(purpose, name, obj):
+    from . import rpc  # noqa: PLC0415 (rpc imports this module's neighbours)
+    return rpc._seal(purpose, name, obj)
+
+
+def _opened(purpose, name, data):
+    from . import rpc  # noqa: PLC0415
+    return rpc._open(purpose, name, data)
+
+
 class Queue:
     """A queue of pickled objects over a `kind = "queue"` (or "stack") table
     of replay node `node`, shared by every process that opens it: FIFO per
@@ -627,10 +644,10 @@ class Queue:
 
     def put(self, obj, timeout=None):
         """Puts one object; waits while the table is full, up to `timeout`."""
-        self._client.insert(pickle.dumps(obj), {self._table: 1.0}, timeout)
+        self._client.insert(_sealed(_QUEUE_ITEM, self._table, obj), {self._table: 1.0}, timeout)
 
     def put_many(self, objs, timeout=None):
-        objs = [pickle.dumps(o) for o in objs]
+        objs = [_sealed(_QUEUE_ITEM, self._table, o) for o in objs]
         if objs:
             self._client.insert_many(objs, {self._table: 1.0}, timeout)
 
@@ -647,7 +664,7 @@ class Queue:
         except ReplayTimeout:
             raise Empty("queue %r of %r: nothing came before the timeout" %
                         (self._table, self._client.node)) from None
-        return [pickle.loads(s.data) for s in self._client._samples(reply)]
+        return [_opened(_QUEUE_ITEM, self._table, s.data) for s in self._client._samples(reply)]
 
     def qsize(self):
         return self._client.size(self._table)
@@ -682,7 +699,7 @@ class Pool(_Closing):
     # --- the caller ---------------------------------------------------------
 
     def _receive(self, request):
-        task_id, ok, value = pickle.loads(request)
+        task_id, ok, value = _opened(_POOL_RESULT, _RESULT_METHOD, request)
         with self._arrived:
             self._results.setdefault(task_id, (ok, value))  # a task run twice: the first result
             self._arrived.notify_all()
@@ -699,7 +716,7 @@ class Pool(_Closing):
             self._next_task += 1
             task_id = (self._pool_id, self._next_task)
             ids.append(task_id)
-            payloads.append(pickle.dumps((task_id, address, name, item)))
+            payloads.append(_sealed(_POOL_TASK, self.table, (task_id, address, name, item)))
         for start in range(0, len(payloads), 256):
             self._client.insert_many(payloads[start:start + 256], {self.table: 1.0})
         return ids
@@ -762,16 +779,16 @@ class Pool(_Closing):
             except ReplayTimeout:
                 continue
             for key, _times, data in leased:
-                task_id, address, name, item = pickle.loads(data)
+                task_id, address, name, item = _opened(_POOL_TASK, self.table, data)
                 try:
                     result = (task_id, True, functions[name](item))
                 except BaseException:  # the caller gets it as PoolTaskError
                     result = (task_id, False, "task %r on %s.%s:\n%s" % (
                         name, here or "?", os.environ.get("SLIPWAY_REPLICA", "?"), traceback.format_exc()))
                 try:
-                    report = pickle.dumps(result)
+                    report = _sealed(_POOL_RESULT, _RESULT_METHOD, result)
                 except Exception as error:  # noqa: BLE001 (an unpicklable result)
-                    report = pickle.dumps((task_id, False, "task %r returned what pickle cannot "
+                    report = _sealed(_POOL_RESULT, _RESULT_METHOD, (task_id, False, "task %r returned what pickle cannot "
                                                            "send: %s" % (name, error)))
                 try:
                     if address not in callers:

@@ -223,12 +223,22 @@ class ClientTest(unittest.TestCase):
         self.assertIn("served by node 'worker'", str(caught.exception))
 
     def test_queue_pickles_and_raises_empty(self):
+        os.environ["SLIPWAY_TOKEN"] = "the program's secret"
         q = replay.Queue("replay", "q", client=self.rb)
         q.put({"a": 1})
         self.assertEqual(q.get(timeout=5), {"a": 1})
         with self.assertRaises(replay.Empty):
             q.get(timeout=0)
-        self.assertEqual(pickle.loads(pickle.dumps({"a": 1})), {"a": 1})
+
+    def test_queue_items_from_outside_the_program_are_never_unpickled(self):
+        q = replay.Queue("replay", "q", client=self.rb)
+        os.environ["SLIPWAY_TOKEN"] = "another program's secret"
+        q.put({"a": 1})
+        self.rb.insert(pickle.dumps({"b": 2}), {"q": 1.0})  # unsigned
+        os.environ["SLIPWAY_TOKEN"] = "the program's secret"
+        for _ in range(2):
+            with self.assertRaises(PermissionError):
+                q.get(timeout=5)
 
 
 class Done:
