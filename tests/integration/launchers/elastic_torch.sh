@@ -21,16 +21,16 @@ for inline in 1 0; do
   SLIPWAY_INLINE_TASKS=$inline "$SLIPWAY" run "$(topology torch_elastic)" >"$out" 2>&1 &
   launcher=$!
   BACKGROUND_PIDS+=("$launcher")
-  wait_until 60 formed "$out" 2 0
+  wait_until 120 formed "$out" 2 0
   "$SLIPWAY" scale trainer 4 >"$WORK/scale" 2>&1 || { cat "$WORK/scale" "$out"; fail "slipway scale failed"; }
   expect_line "$WORK/scale" '^trainer: 2 replicas now \(replicas = "2:4"\); asked for 4$'
-  wait_until 60 formed "$out" 4 1
+  wait_until 120 formed "$out" 4 1
   "$SLIPWAY" status >"$WORK/status" 2>&1
   expect_line "$WORK/status" "^trainer +4 +2:4 +1 +0-3$"
   "$SLIPWAY" scale trainer 9 >/dev/null
   wait_until 60 grep -q "asked for 9 replicas of trainer: clamped to 4, its MAX" "$out"
   "$SLIPWAY" scale trainer 2 >/dev/null
-  wait_until 60 formed "$out" 2 2
+  wait_until 120 formed "$out" 2 2
   touch "$WORK/done"
   wait_for_exit "$launcher"
   cat "$out"
