@@ -31,9 +31,9 @@ class Learner:
         return [("batch", len(xs), x * 2) for x in xs]
 
     def run(self):
-        items = 0
-        while items < 4:    # two from each actor
-            items += len(self.replay.sample("experience", n=1, timeout=60))
+        seen = set()
+        while len(seen) < 4:    # two distinct items from each actor (samples repeat)
+            seen.update(s.data for s in self.replay.sample("experience", n=1, timeout=60))
         names = sorted(p.name() for p in self.producers)
         print("learner: producers", names, "echo", sorted(self.echo))
         print("learner: judges", sorted(j.name() for j in self.judges))
@@ -71,9 +71,9 @@ def actor(learner, replay):
     results = [f.result(timeout=60) for f in futures]
     assert [r[2] for r in results] == [(replica * 10 + i) * 2 for i in range(4)], results
     print("actor %d: batches %s" % (replica, sorted(set(r[1] for r in results))))
+    print("actor %d: ok" % replica, flush=True)   # before the inserts that let the learner stop
     for i in range(2):
         replay.insert(pickle.dumps((replica, i)), priorities={"experience": 1.0})
-    print("actor %d: ok" % replica, flush=True)
 
 
 def make_program(actors=3):
