@@ -108,8 +108,11 @@ RoleResult collect(RoleProcess& p) {
   }
   const base::ExitStatus status = base::wait_for(p.pid);
   RoleResult r;
-  if (!status.success() ||
-      std::sscanf(text.c_str(), "items=%" SCNu64 " requests=%" SCNu64, &r.items, &r.requests) != 2) {
+  // The figures are the role's last line (UCX may have written warnings
+  // to stdout before it).
+  const std::size_t last = text.rfind("items=");
+  if (!status.success() || last == std::string::npos ||
+      std::sscanf(text.c_str() + last, "items=%" SCNu64 " requests=%" SCNu64, &r.items, &r.requests) != 2) {
     throw std::runtime_error("the " + p.who + " " + status.describe() + " (its output: '" + text + "')");
   }
   return r;

@@ -25,6 +25,11 @@ std::uint64_t random_id() {
   return id;
 }
 
+ucs_status_t drop_am(void*, const void*, std::size_t, void*, std::size_t,
+                     const ucp_am_recv_param_t*) noexcept {
+  return UCS_OK;
+}
+
 // Whether a UCX_TLS value lets UCX pick a shared-memory transport.
 bool uses_shared_memory(const std::string& tls) {
   if (tls.empty() || tls[0] == '^') return true;
@@ -64,6 +69,17 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_FIFO_SIZE") &&
       !std::getenv("UCX_SYSV_FIFO_SIZE") && !settings.config.count("MM_FIFO_SIZE")) {
     settings.config["MM_FIFO_SIZE"] = "256";
+  }
+  // UCX's TCP transport sends a message of more than its segment (8 KiB
+  // by default) as a train of segments, each a message of its own to
+  // send, receive and put back together: a 64 KiB replay batch costs eight.
+  // Segments as large as the receive buffer (64 KiB) carry it in one, and
+  // double what 8 actors and a learner move through a replay node here
+  // (slipway-bench replay, docs/channels.md). Either setting in the
+  // environment wins.
+  if (!std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE") &&
+      !settings.config.count("TX_SEG_SIZE")) {
+    settings.config["TX_SEG_SIZE"] = "64k";
   }
   // A peer that dies silently (no TCP reset: shared memory, a lost host) is
   // noticed by UCX's keepalive; its default (20 s) is slower than typical
@@ -117,8 +133,10 @@ EndpointCore::~EndpointCore() {
   callers_.clear();
   counters_.callers = 0;
   lingering_.clear();
-  worker_->set_am_handler(wire::kRequestAm, nullptr, nullptr);
-  worker_->set_am_handler(wire::kReplyAm, nullptr, nullptr);
+  // Messages still arriving while the worker is destroyed are dropped here
+  // (with no handler at all, UCX prints a warning on the task's stdout).
+  worker_->set_am_handler(wire::kRequestAm, &drop_am, nullptr);
+  worker_->set_am_handler(wire::kReplyAm, &drop_am, nullptr);
   pool_.reset();
   loop_.reset();
   worker_.reset();

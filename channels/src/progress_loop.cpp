@@ -268,10 +268,7 @@ void ProgressLoop::release(std::chrono::nanoseconds nap) noexcept {
     nap_ns_.store(nap.count(), std::memory_order_relaxed);
     if (sleep_until_ > now + nap) wake_loop = true;
     if (!timers_.empty() && timers_.begin()->first.when < sleep_until_) wake_loop = true;
-    owner_ = std::thread::id{};
-    driving_ = false;
-    drive_mutex_.unlock();
-    if (wake_loop) wake();
+    hand_back(wake_loop);
     return;
   }
   nap_ns_.store(0, std::memory_order_relaxed);
@@ -296,9 +293,14 @@ void ProgressLoop::release(std::chrono::nanoseconds nap) noexcept {
     wake_loop = true;  // the progress thread sorts it out
   }
   watch_worker(true);
+  hand_back(wake_loop);
+}
+
+void ProgressLoop::hand_back(bool wake_loop) noexcept {
   owner_ = std::thread::id{};
   driving_ = false;
-  // Tasks posted while this caller drove (post() did not wake the loop).
+  // Tasks posted while this caller drove: post() saw driving_ and did not
+  // wake the loop, so look again now that driving_ is clear.
   if (has_posted_.load()) wake_loop = true;
   drive_mutex_.unlock();
   if (wake_loop) wake();

@@ -145,6 +145,9 @@ class ProgressLoop {
   bool stop_requested();
 
  private:
+  // The end of release(): clears the owner and driving_, then wakes the
+  // progress thread if asked to or if a task was posted meanwhile.
+  void hand_back(bool wake_loop) noexcept;
   void run();
   bool run_posted();
   void run_due_timers();
