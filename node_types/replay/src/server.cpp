@@ -119,12 +119,17 @@ void Server::serve(channels::Endpoint& endpoint) {
     method(endpoint, name, [this, decode, submit, leases](const Caller& caller, ByteReader& in, const Shared& responder) {
       auto request = decode(in);
       const auto wait = std::chrono::milliseconds(std::min(request.wait_ms, config_.engine.limits.max_wait_ms));
+      // Answered at once (the usual case) or parked: only a parked request
+      // has a deadline the timer thread must know of, so only it wakes the
+      // timer (waking it per request cost a futex round and the lock).
+      auto answered = std::make_shared<bool>(false);
       std::lock_guard lock(mutex_);
       const Time now = Clock::now();
-      submit(*engine_, caller, std::move(request), now, [responder](auto reply) {
+      submit(*engine_, caller, std::move(request), now, [responder, answered](auto reply) {
+        *answered = true;  // under mutex_: the engine answers with it held
         responder->reply(wire::encode_reply(reply));
       });
-      wake_if_before(now + wait);
+      if (!*answered) wake_if_before(now + wait);
       if (leases) {
         if (const auto next = engine_->next_deadline()) wake_if_before(*next);  // the new leases' expiry
       }
