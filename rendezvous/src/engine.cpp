@@ -151,8 +151,21 @@ TimePoint Engine::next_deadline() const {
 
 // Heartbeat deadlines. Runs every half interval: a member is declared failed
 // between budget and budget + interval/2 after its last frame.
+//
+// Silence counts only while the server was looking. A scan more than an
+// interval after the last one means the server itself did not run (its host
+// starved of CPU, as when 1,000 tasks start on two cores): heartbeats sent
+// meanwhile may still wait unread in its sockets, so the stall is taken off
+// every member's silence rather than failing them for the server's lag.
 void Engine::State::scan(TimePoint now) {
   next_scan = now + options.heartbeat_interval / 2;
+  if (last_scan != TimePoint::min() && now - last_scan > options.heartbeat_interval) {
+    const auto stall = now - last_scan - options.heartbeat_interval / 2;
+    for (auto& [id, c] : conns) {
+      if (c.phase == Conn::Phase::member) c.last_seen = std::min(now, c.last_seen + stall);
+    }
+  }
+  last_scan = now;
   std::vector<ConnId> silent;
   for (auto& [id, c] : conns) {
     if (c.closed) continue;

@@ -163,6 +163,7 @@ struct Engine::State {
   bool stop_broadcast_due = false;
 
   TimePoint next_scan = TimePoint::min();
+  TimePoint last_scan = TimePoint::min();  // when scan() last ran (stalls are forgiven)
   std::string scratch;  // encoding buffer, reused
 
   // engine.cpp

@@ -157,6 +157,32 @@ TEST_CASE("a member whose heartbeats stop is failed after the miss budget",
   CHECK(members[1].state == MemberState::alive);
 }
 
+TEST_CASE("a server that did not run for seconds does not fail members for its own lag",
+          "[rendezvous][engine][faults]") {
+  Harness h;  // 100 ms interval, budget 3
+  const ConnId alive = h.join("actor", 0);
+  const ConnId dead = h.join("actor", 1);
+  h.advance(std::chrono::milliseconds(50));
+  h.send(alive, wire::Heartbeat{});
+  h.send(dead, wire::Heartbeat{});
+  // The server's host is starved: its next tick comes 2 s late, before it
+  // has read the heartbeats waiting in its sockets.
+  h.advance(std::chrono::milliseconds(2000));
+  CHECK_FALSE(h.transport.closed.count(alive));
+  CHECK_FALSE(h.transport.closed.count(dead));
+  h.send(alive, wire::Heartbeat{});
+  // Counted while the server runs again, the silent one fails on budget.
+  for (int i = 0; i < 8; ++i) {
+    h.advance(std::chrono::milliseconds(50));
+    h.send(alive, wire::Heartbeat{});
+  }
+  CHECK(h.transport.closed.count(dead));
+  CHECK_FALSE(h.transport.closed.count(alive));
+  const auto members = h.engine().members();
+  CHECK(members[1].state == MemberState::failed);
+  CHECK(members[0].state == MemberState::alive);
+}
+
 TEST_CASE("leave records the exit status and ends membership cleanly", "[rendezvous][engine]") {
   Harness h;
   const ConnId a = h.join("worker", 2);
