@@ -19,7 +19,11 @@ bool holds_package(const fs::path& dir) {
   return fs::is_regular_file(dir / "slipway" / "__init__.py", ec);
 }
 
-fs::path bin_dir() { return fs::path(self_program()).parent_path(); }
+// The directory of this program (read from /proc/self/exe once).
+const fs::path& bin_dir() {
+  static const fs::path dir = fs::path(self_program()).parent_path();
+  return dir;
+}
 
 }  // namespace
 

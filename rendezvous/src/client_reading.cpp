@@ -1,5 +1,6 @@
 // The client's reading side: the reader thread, blocking callers that read
 // their own reply (leader/follower), and the dispatch of replies and events.
+#include <algorithm>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -101,14 +102,20 @@ void Client::Impl::lead_reads(CallSlot& slot, std::chrono::steady_clock::time_po
       if (std::chrono::steady_clock::now() >= deadline) return;
       continue;
     }
+    // While this thread holds the socket the reader thread may be waiting
+    // for it (woken by data before this call began), so the heartbeats are
+    // this thread's to send: a reply that comes late (a loaded server) must
+    // not make this member look silent.
+    const long long beat_ms = std::max<long long>(1, heartbeat.count() / 2);
     while (!slot.done.load(std::memory_order_acquire)) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return;
       pollfd p{fd.get(), POLLIN, 0};
-      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>({left.count(), 100LL, beat_ms})));
       if (r < 0 && errno != EINTR) return;
       if (r > 0 && !read_batch()) return;
       if (closing.load()) return;
+      send_heartbeat_if_idle();
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <asio.hpp>
+#include <atomic>
 #include <thread>
 
 #include "slipway/rendezvous/client.hpp"
@@ -16,19 +17,27 @@ using namespace std::chrono_literals;
 namespace {
 
 // Accepts one connection, runs the handshake with `server_token` (which may
-// differ from the client's), then reads and ignores everything.
+// differ from the client's), then answers nothing: it counts the heartbeats
+// it gets and, with `chatter`, sends a heartbeat of its own every 2 ms (data
+// that wakes the client's reader thread).
 class FakeServer {
  public:
-  explicit FakeServer(std::string server_token)
-      : token_(std::move(server_token)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+  explicit FakeServer(std::string server_token, std::uint32_t heartbeat_ms = 1000, bool chatter = false)
+      : token_(std::move(server_token)),
+        heartbeat_ms_(heartbeat_ms),
+        chatter_(chatter),
+        acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
     thread_ = std::thread([this] { serve(); });
   }
   ~FakeServer() {
     asio::error_code ignored;
     acceptor_.close(ignored);
+    done_ = true;
     if (socket_) socket_->shutdown(asio::socket_base::shutdown_both, ignored);
     thread_.join();
+    if (chatter_thread_.joinable()) chatter_thread_.join();
   }
+  int heartbeats() const { return heartbeats_; }
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
 
  private:
@@ -48,7 +57,7 @@ class FakeServer {
       socket_.emplace(acceptor_.accept());
       wire::Challenge challenge;
       challenge.server_nonce[3] = 42;
-      challenge.heartbeat_interval_ms = 1000;
+      challenge.heartbeat_interval_ms = heartbeat_ms_;
       challenge.miss_budget = 3;
       std::string out;
       wire::encode(challenge, out);
@@ -59,14 +68,31 @@ class FakeServer {
       out.clear();
       wire::encode(welcome, out);
       asio::write(*socket_, asio::buffer(out));
-      char sink[4096];
-      for (;;) socket_->read_some(asio::buffer(sink));
+      if (chatter_) {
+        chatter_thread_ = std::thread([this] {
+          std::string beat;
+          wire::encode(wire::Heartbeat{}, beat);
+          asio::error_code ec;
+          while (!done_ && !ec) {
+            asio::write(*socket_, asio::buffer(beat), ec);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          }
+        });
+      }
+      for (;;) {
+        if (std::holds_alternative<wire::Heartbeat>(read_frame(*socket_))) ++heartbeats_;
+      }
     } catch (const std::exception&) {
       // closed by the test
     }
   }
 
   std::string token_;
+  std::uint32_t heartbeat_ms_;
+  bool chatter_;
+  std::atomic<int> heartbeats_{0};
+  std::atomic<bool> done_{false};
+  std::thread chatter_thread_;
   asio::io_context io_;
   asio::ip::tcp::acceptor acceptor_;
   std::optional<asio::ip::tcp::socket> socket_;
@@ -104,4 +130,22 @@ TEST_CASE("blocking calls to a server that never answers time out", "[rendezvous
   CHECK_THROWS_AS(c->put("k", "v", Scope::program), Error);
   CHECK_THROWS_AS(c->wait_for("k", 100ms), Error);
   CHECK(c->connected());
+}
+
+TEST_CASE("a blocking call waiting long for its reply does not stop the heartbeats",
+          "[rendezvous][integration][faults]") {
+  // A quick call (get) reads the socket for itself until its reply comes;
+  // data arriving meanwhile wakes the reader thread, which then waits for
+  // the socket too. Heartbeats must go on (a loaded server answered a
+  // 1,000-task program's gets late, and its members were failed as silent).
+  const std::string token = generate_token();
+  FakeServer slow(token, 50, true);
+  ClientOptions options;
+  options.request_timeout = 1000ms;
+  auto c = Client::connect(slow.endpoint(), token, Identity{"a", 0, 0, "", 0}, options);
+  const int before = slow.heartbeats();
+  CHECK_THROWS_AS(c->get("k"), Error);  // no reply within 1 s: 20 intervals
+  const int during = slow.heartbeats() - before;
+  INFO("heartbeats sent while the get waited: " << during);
+  CHECK(during >= 10);
 }

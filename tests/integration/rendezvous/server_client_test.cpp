@@ -311,3 +311,41 @@ TEST_CASE("events keep flowing while a thread makes blocking calls", "[rendezvou
   for (int i = 0; i < 2000 && seen < 200; ++i) std::this_thread::sleep_for(5ms);
   CHECK(seen == 200);
 }
+
+TEST_CASE("a member blocked in a long wait keeps sending heartbeats", "[rendezvous][integration][faults]") {
+  // Waits answered after many heartbeat budgets, with events arriving all
+  // along: the member stays alive (fake_server_test.cpp has the case of a
+  // quick call whose reply is late).
+  const std::string token = generate_token();
+  ServerOptions o = options_with(token);
+  o.heartbeat_interval = 50ms;  // failed after 150 ms of silence
+  Server server(o);
+  server.start();
+  auto waiter = Client::connect(server.endpoint(), token, id("a", 0));
+  auto putter = Client::connect(server.endpoint(), token, id("b", 0));
+  // Events keep arriving, so the reader thread is woken while the blocking
+  // call holds the socket.
+  std::atomic<int> seen{0};
+  waiter->subscribe(static_cast<std::uint8_t>(EventKind::key_changed), "ev/", [&](const Event&) { ++seen; });
+  std::atomic<bool> streaming{true};
+  std::thread stream([&] {
+    for (int i = 0; streaming; ++i) {
+      putter->put("ev/" + std::to_string(i % 16), "x", Scope::program);
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  for (int round = 0; round < 3; ++round) {
+    const std::string key = "late/" + std::to_string(round);
+    auto value = std::async(std::launch::async, [&] { return waiter->wait_for(key, 20s); });
+    std::this_thread::sleep_for(500ms);  // over three budgets
+    putter->put(key, "v", Scope::program);
+    CHECK(value.get() == "v");
+  }
+  streaming = false;
+  stream.join();
+  CHECK(seen > 0);
+  for (const auto& m : server.members()) {
+    INFO(m.identity.name() << ": " << m.reason);
+    CHECK(m.state == MemberState::alive);
+  }
+}
