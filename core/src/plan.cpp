@@ -1,6 +1,7 @@
 // Lookups on a Plan, and task names taken apart (plan.hpp).
 #include "slipway/core/plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <stdexcept>
@@ -34,6 +35,15 @@ const Task* Plan::find_task(std::string_view node_name, std::uint32_t replica) c
     if (task.node == node_name && task.replica == replica) return &task;
   }
   return nullptr;
+}
+
+std::uint32_t Plan::busiest_host_tasks() const {
+  std::vector<std::uint32_t> per_host(hosts.size(), 0);
+  std::uint32_t most = 0;
+  for (const Task& task : tasks) {
+    if (task.host < per_host.size()) most = std::max(most, ++per_host[task.host]);
+  }
+  return most;
 }
 
 void set_ranks(Plan& plan) {

@@ -2,6 +2,7 @@
 #include "slipway/core/contract.hpp"
 #include "slipway/launch/control_plane.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "slipway/rendezvous/server.hpp"
@@ -47,9 +48,22 @@ struct ControlPlane::Impl {
   }
 };
 
+LoadTolerance tolerance_for_tasks_per_host(std::uint32_t tasks_per_host) {
+  constexpr std::uint32_t kTasksPerSecond = 40;
+  constexpr std::uint32_t kMaxExtraSeconds = 27;  // budget 30 s at most
+  const std::uint32_t extra = std::min(kMaxExtraSeconds, tasks_per_host / kTasksPerSecond);
+  LoadTolerance t;
+  t.miss_budget += extra;
+  t.auth_timeout_ms += extra * 1000;
+  return t;
+}
+
 ControlPlane::ControlPlane(ControlPlaneOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   rendezvous::ServerOptions server_options;
+  const LoadTolerance tolerance = tolerance_for_tasks_per_host(impl_->options.tasks_per_host);
+  server_options.miss_budget = tolerance.miss_budget;
+  server_options.limits.auth_timeout_ms = tolerance.auth_timeout_ms;
   server_options.bind_address = impl_->options.bind;
   server_options.advertise_host = impl_->options.advertise_host;
   server_options.token = impl_->token;

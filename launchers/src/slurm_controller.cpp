@@ -657,6 +657,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
     control.advertise_host = advertise;
+    control.tasks_per_host = planned.plan->busiest_host_tasks();
     if (satellites.jobs > 0) control.observed_key_prefixes.emplace_back(core::keys::kSatellitePrefix);
     SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));

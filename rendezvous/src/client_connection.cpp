@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -71,6 +72,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
                                             ": use the same slipway version everywhere");
   }
   heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(challenge->heartbeat_interval_ms, 10));
+  silence_budget = std::max(1.5, static_cast<double>(std::min<std::uint32_t>(challenge->miss_budget, 600)) - 0.5);
 
   const HmacKey key(token);
   wire::Hello hello;

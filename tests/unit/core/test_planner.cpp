@@ -54,6 +54,8 @@ handles = ["server"]
   CHECK(plan.node(w3).name.value == "worker");
   CHECK(plan.tasks_of("nobody").empty());
   CHECK(plan.find_task("worker", 5) == nullptr);
+  CHECK(plan.busiest_host_tasks() == 2u);
+  CHECK(Plan{}.busiest_host_tasks() == 0u);
 }
 
 TEST_CASE("local and group ranks follow the node's hosts", "[core][plan]") {

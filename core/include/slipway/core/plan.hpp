@@ -90,6 +90,8 @@ struct Plan {
   // The tasks of one node in replica order (empty if the node is unknown).
   std::vector<const Task*> tasks_of(std::string_view node) const;
   const Task* find_task(std::string_view node, std::uint32_t replica) const;
+  // The most tasks on any one host (0 for no tasks).
+  std::uint32_t busiest_host_tasks() const;
 };
 
 // Sets every task's local_rank, local_world_size, group_rank and

@@ -49,7 +49,22 @@ struct ControlPlaneOptions {
   std::function<void(const MemberEnded&)> on_member_ended;
   std::vector<std::string> observed_key_prefixes;
   std::function<void(const std::string& key)> on_key_changed;
+  // The most tasks the plan puts on one host. Their agents share its CPUs:
+  // starting hundreds at once, one may not run for seconds (1,000 tasks on
+  // 3 hosts sharing 2 cores: over 3 s). The heartbeat budget (3 missed
+  // intervals of 1 s) and the authentication deadline (5 s) grow by one
+  // second per 40 tasks past the first 40, up to 30 s: a lost host is then
+  // noticed that much later (tolerance_for_tasks_per_host()).
+  std::uint32_t tasks_per_host = 0;
 };
+
+// The rendezvous heartbeat miss budget (intervals of 1 s) and
+// authentication deadline (ms) for hosts running `tasks_per_host` agents.
+struct LoadTolerance {
+  std::uint32_t miss_budget = 3;
+  std::uint32_t auth_timeout_ms = 5000;
+};
+LoadTolerance tolerance_for_tasks_per_host(std::uint32_t tasks_per_host);
 
 class ControlPlane {
  public:
