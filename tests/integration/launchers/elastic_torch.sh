@@ -17,6 +17,7 @@ formed() {  # OUT WORLD EPOCH: every rank of that world stepped
 
 for inline in 1 0; do
   out="$WORK/out$inline"
+  SHOW_ON_FAILURE=$out
   rm -f "$WORK/done"
   SLIPWAY_INLINE_TASKS=$inline "$SLIPWAY" run "$(topology torch_elastic)" >"$out" 2>&1 &
   launcher=$!

@@ -10,8 +10,18 @@ export SLIPWAY_RUN_ROOT="$WORK/runs"
 export MARKER="slipway-it-$$-$RANDOM"
 BACKGROUND_PIDS=()
 
+# SHOW_ON_FAILURE: a file (a launcher's output) printed when the scenario
+# fails, so that a timed-out wait shows what the program did meanwhile.
+SHOW_ON_FAILURE=""
+
 cleanup() {
-  local pid
+  local code=$? pid
+  if [ "$code" -ne 0 ] && [ -n "$SHOW_ON_FAILURE" ] && [ -f "$SHOW_ON_FAILURE" ]; then
+    printf -- '--- %s (exit %d) ---\n' "$SHOW_ON_FAILURE" "$code" >&2
+    cat "$SHOW_ON_FAILURE" >&2
+    printf -- '--- run directories ---\n' >&2
+    ls -R "$SLIPWAY_RUN_ROOT" >&2 2>/dev/null || true
+  fi
   for pid in "${BACKGROUND_PIDS[@]:-}"; do
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
   done
