@@ -2,6 +2,7 @@
 // stopping the progress thread, and handling the events UCX callbacks queued.
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <random>
 
 #include "endpoint_core.hpp"
@@ -30,22 +31,34 @@ ucs_status_t drop_am(void*, const void*, std::size_t, void*, std::size_t,
   return UCS_OK;
 }
 
-// Whether a UCX_TLS value lets UCX pick a shared-memory transport.
-bool uses_shared_memory(const std::string& tls) {
-  if (tls.empty() || tls[0] == '^') return true;
-  std::size_t start = 0;
+// Whether a UCX_TLS value lets UCX pick one of `names`: a list naming one
+// of them or "all", or an exclusion list ("^a,b") that leaves one out.
+bool allows(const std::string& tls, std::initializer_list<const char*> names) {
+  if (tls.empty()) return true;
+  const bool exclusion = tls[0] == '^';
+  std::size_t excluded = 0;
+  std::size_t start = exclusion ? 1 : 0;
   while (start <= tls.size()) {
     std::size_t end = tls.find(',', start);
     if (end == std::string::npos) end = tls.size();
     std::string name = tls.substr(start, end - start);
     if (!name.empty() && name[0] == '\\') name.erase(0, 1);
-    for (const char* shm : {"all", "sm", "shm", "mm", "posix", "sysv"}) {
-      if (name == shm) return true;
+    if (!exclusion && name == "all") return true;
+    for (const char* wanted : names) {
+      if (name != wanted) continue;
+      if (!exclusion) return true;
+      ++excluded;
     }
     start = end + 1;
   }
-  return false;
+  return exclusion && excluded < names.size();
 }
+
+bool uses_shared_memory(const std::string& tls) {
+  return allows(tls, {"sm", "shm", "mm", "posix", "sysv"});
+}
+
+bool uses_tcp(const std::string& tls) { return allows(tls, {"tcp"}); }
 
 ucx::ContextSettings context_settings(const EndpointOptions& options, const std::string& name) {
   ucx::ContextSettings settings;
@@ -77,7 +90,9 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   // double what 8 actors and a learner move through a replay node here
   // (slipway-bench replay, docs/channels.md). Either setting in the
   // environment wins.
-  if (!std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE") &&
+  // (Only where TCP may be used: UCX warns on stdout of a setting no
+  // transport takes.)
+  if (uses_tcp(tls) && !std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE") &&
       !settings.config.count("TX_SEG_SIZE")) {
     settings.config["TX_SEG_SIZE"] = "64k";
   }
