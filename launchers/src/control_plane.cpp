@@ -53,8 +53,8 @@ LoadTolerance tolerance_for_tasks_per_host(std::uint32_t tasks_per_host) {
   constexpr std::uint32_t kMaxExtraSeconds = 27;  // budget 30 s at most
   const std::uint32_t extra = std::min(kMaxExtraSeconds, tasks_per_host / kTasksPerSecond);
   LoadTolerance t;
-  t.miss_budget += extra;
-  t.auth_timeout_ms += extra * 1000;
+  t.miss_budget = rendezvous::ServerOptions{}.miss_budget + extra;
+  t.auth_timeout_ms = rendezvous::Limits{}.auth_timeout_ms + extra * 1000;
   return t;
 }
 

@@ -216,8 +216,8 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
     }
     ControlPlaneOptions control;
     control.tasks_per_host = planned.plan->busiest_host_tasks();
-    LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
     control.observed_key_prefixes = {std::string(core::keys::kAddressPrefix)};  // peers' addresses, for tasks run inline
+    LocalRun run(options, std::move(*planned.plan), std::move(run_dir));
     return run.run(std::move(control));
   } catch (const std::exception& e) {
     LaunchOutcome failed;

@@ -72,7 +72,9 @@ void Client::Impl::open(const std::string& token, bool as_member) {
                                             ": use the same slipway version everywhere");
   }
   heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(challenge->heartbeat_interval_ms, 10));
-  silence_budget = std::max(1.5, static_cast<double>(std::min<std::uint32_t>(challenge->miss_budget, 600)) - 0.5);
+  const double silent_intervals =
+      std::max(1.5, static_cast<double>(std::min<std::uint32_t>(challenge->miss_budget, 600)) - 0.5);
+  silence = std::chrono::duration_cast<std::chrono::nanoseconds>(heartbeat * silent_intervals);
 
   const HmacKey key(token);
   wire::Hello hello;

@@ -84,10 +84,10 @@ struct Client::Impl {
   void handle_frame(std::span<const std::uint8_t> body);
   void send_heartbeat_if_idle();
   void fail_everything(const Error& error, bool notify);
-  // Heartbeat intervals of server silence taken as a lost connection: half
-  // an interval under the server's miss budget (from its challenge; 3 gives
-  // 2.5), so this side gives up first.
-  double silence_budget = 2.5;
+  // Server silence taken as a lost connection: half an interval under the
+  // server's miss budget (from its challenge; 3 intervals of 1 s give
+  // 2.5 s), so this side gives up first. Set once by open().
+  std::chrono::nanoseconds silence{std::chrono::milliseconds(2500)};
   void dispatch_event(Event&& e);
   void event_loop();
   void forbid_blocking_on_reader() const;
@@ -105,7 +105,7 @@ struct Client::Impl {
   std::string send_buffer;  // encoded requests not yet written
   std::atomic<std::int64_t> last_send_ns{0};
   // When the server last sent anything (it answers every heartbeat): a
-  // server silent for silence_budget heartbeat intervals is taken as lost,
+  // server silent for `silence` is taken as lost,
   // before it would declare this member failed (at its miss budget, 3
   // intervals by default), so a host cut off from the network stops its
   // tasks before their replacements start.

@@ -1,10 +1,10 @@
 // The client's reading side: the reader thread, blocking callers that read
 // their own reply (leader/follower), and the dispatch of replies and events.
-#include <algorithm>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -35,7 +35,7 @@ void Client::Impl::reader_loop() {
   reader_id.store(std::this_thread::get_id());
   pollfd fds[2] = {{fd.get(), POLLIN, 0}, {wake.get(), POLLIN, 0}};
   const std::int64_t interval_ns = std::chrono::nanoseconds(heartbeat).count();
-  const auto silence_ns = static_cast<std::int64_t>(static_cast<double>(interval_ns) * silence_budget);
+  const std::int64_t silence_ns = silence.count();
   for (;;) {
     park_while_callers_read();
     if (closing.load() || silent_too_long()) return;
@@ -69,10 +69,8 @@ void Client::Impl::park_while_callers_read() {
 }
 
 bool Client::Impl::silent_too_long() {
-  const std::int64_t interval_ns = std::chrono::nanoseconds(heartbeat).count();
-  const auto budget_ns = static_cast<std::int64_t>(static_cast<double>(interval_ns) * silence_budget);
   const std::int64_t quiet = steady_now_ns() - last_receive_ns.load(std::memory_order_relaxed);
-  if (quiet <= budget_ns || closing.load()) return false;
+  if (quiet <= silence.count() || closing.load()) return false;
   fail_everything(Error(Status::connection_lost,
                         "no word from the rendezvous at " + endpoint + " for " +
                             std::to_string(quiet / 1000000) + " ms (it answers every heartbeat, " +

@@ -159,17 +159,16 @@ TimePoint Engine::next_deadline() const {
 // every member's silence rather than failing them for the server's lag.
 void Engine::State::scan(TimePoint now) {
   next_scan = now + options.heartbeat_interval / 2;
+  TimePoint::duration stall{0};  // how long the server did not look
   if (last_scan != TimePoint::min() && now - last_scan > options.heartbeat_interval) {
-    const auto stall = now - last_scan - options.heartbeat_interval / 2;
-    for (auto& [id, c] : conns) {
-      if (c.phase == Conn::Phase::member) c.last_seen = std::min(now, c.last_seen + stall);
-    }
+    stall = now - last_scan - options.heartbeat_interval / 2;
   }
   last_scan = now;
   std::vector<ConnId> silent;
   for (auto& [id, c] : conns) {
-    if (c.closed) continue;
-    if (c.phase == Conn::Phase::member && now - c.last_seen > heartbeat_budget) silent.push_back(id);
+    if (c.closed || c.phase != Conn::Phase::member) continue;
+    if (stall.count() > 0) c.last_seen = std::min(now, c.last_seen + stall);
+    if (now - c.last_seen > heartbeat_budget) silent.push_back(id);
   }
   for (ConnId id : silent) {
     Conn& c = conns.at(id);

@@ -59,10 +59,11 @@ struct ControlPlaneOptions {
 };
 
 // The rendezvous heartbeat miss budget (intervals of 1 s) and
-// authentication deadline (ms) for hosts running `tasks_per_host` agents.
+// authentication deadline (ms) for hosts running `tasks_per_host` agents:
+// the rendezvous server's defaults, raised as ControlPlaneOptions says.
 struct LoadTolerance {
-  std::uint32_t miss_budget = 3;
-  std::uint32_t auth_timeout_ms = 5000;
+  std::uint32_t miss_budget = 0;
+  std::uint32_t auth_timeout_ms = 0;
 };
 LoadTolerance tolerance_for_tasks_per_host(std::uint32_t tasks_per_host);
 
