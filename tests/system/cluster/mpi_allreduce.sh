@@ -13,6 +13,13 @@ prog=$1
 # segfault). This run's own directory, on the file system every host shares.
 export OMPI_MCA_orte_tmpdir_base=$SLIPWAY_TEST_SCRATCH/ompi
 mkdir -p "$OMPI_MCA_orte_tmpdir_base"
+# The same for the shared-memory segments, which Open MPI keeps in /dev/shm
+# by default, outside the session directory: a run failed once more at init
+# with the same open(2) ENOENT in shared-memory set-up, its session directory
+# already private. slipway's own MPI tasks get both directories of their own
+# (pmix_server/src/mpi_task_hooks.cpp); this plain-Slurm run now does too.
+export OMPI_MCA_btl_vader_backing_directory=$SLIPWAY_TEST_SCRATCH/ompi-shm
+mkdir -p "$OMPI_MCA_btl_vader_backing_directory"
 
 out=$(srun --mpi=pmix -N3 -n6 --ntasks-per-node=2 "$prog" | sort)
 echo "$out"
