@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "slipway/core/live_plan.hpp"
+
 namespace slipway::launch {
 
 StepRequest step_for_unit(const core::Plan& plan, const LaunchUnit& unit) {
@@ -46,7 +48,8 @@ std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
     const core::Task* task = groupable(plan, unit) ? &plan.tasks.at(unit.tasks.front()) : nullptr;
     bool joins = task && last && task->node == last->node && task->replica == last->replica + 1 &&
                  unit_hosts.at(u) == unit_hosts.at(groups.back().back()) &&
-                 task->cpus == last->cpus && task->mem_mb == last->mem_mb;
+                 task->cpus == last->cpus && task->mem_mb == last->mem_mb &&
+                 groups.back().size() < kMaxTasksPerStep;
     if (joins) {
       groups.back().push_back(u);
     } else {
@@ -69,6 +72,7 @@ StepRequest step_for_units(const core::Plan& plan, const std::vector<LaunchUnit>
                    std::to_string(last.replica) + "]";
   step.host = unit_hosts.at(group.front());
   step.tasks = static_cast<std::uint32_t>(group.size());
+  step.one_agent = *plan.node(first).framework != core::Framework::mpi;
   return step;
 }
 
@@ -76,9 +80,12 @@ std::vector<std::string> srun_command(const StepRequest& step) {
   std::vector<std::string> argv{"srun", "--jobid=" + step.job_id};
   if (step.het_group >= 0) argv.push_back("--het-group=" + std::to_string(step.het_group));
   const bool several = step.tasks > 1;
-  argv.insert(argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(step.tasks),
+  const bool agent_per_task = several && !step.one_agent;
+  const std::uint32_t slurm_tasks = agent_per_task ? step.tasks : 1;
+  const std::uint32_t cpus_per_task = agent_per_task ? step.cpus : step.cpus * step.tasks;
+  argv.insert(argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(slurm_tasks),
                            "--nodelist=" + step.host});
-  argv.insert(argv.end(), {"--cpus-per-task=" + std::to_string(step.cpus), "--exact",
+  argv.insert(argv.end(), {"--cpus-per-task=" + std::to_string(cpus_per_task), "--exact",
                            "--kill-on-bad-exit=0", "--job-name=" + step.program + ":" + step.unit_name,
                            // The agent hosts the program's PMIx server: keep a site's
                            // MpiDefault=pmix from giving it a step-local one.
@@ -87,21 +94,27 @@ std::vector<std::string> srun_command(const StepRequest& step) {
   // where memory is tracked, and its siblings could not start beside it.
   if (step.mem_mb == 0) {
     argv.push_back("--mem=0");
-  } else if (several) {
+  } else if (agent_per_task) {
     argv.push_back("--mem-per-cpu=" + std::to_string(step.mem_mb / std::max<std::uint32_t>(step.cpus, 1)) + "M");
   } else {
-    argv.push_back("--mem=" + std::to_string(step.mem_mb) + "M");
+    argv.push_back("--mem=" + std::to_string(step.mem_mb * step.tasks) + "M");
   }
   if (step.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(step.gpus));
   argv.insert(argv.end(), step.agent_argv.begin(), step.agent_argv.end());
-  // Each task of a shared step finds its replica itself (slipway-exec
-  // --node: $SLIPWAY_REPLICA, else base + $SLURM_PROCID).
-  if (several) argv.insert(argv.end(), {"--node", step.node});
+  if (agent_per_task) {
+    // Each task finds its replica itself (slipway-exec --node:
+    // $SLIPWAY_REPLICA, else base + $SLURM_PROCID).
+    argv.insert(argv.end(), {"--node", step.node});
+  } else if (several) {
+    std::vector<std::uint32_t> replicas(step.tasks);
+    for (std::uint32_t k = 0; k < step.tasks; ++k) replicas[k] = step.replica_base + k;
+    argv.insert(argv.end(), {"--node", step.node, "--replicas", core::format_replica_list(replicas)});
+  }
   return argv;
 }
 
 std::vector<std::string> step_environment(const StepRequest& step) {
-  if (step.tasks <= 1) return {};
+  if (step.tasks <= 1 || step.one_agent) return {};
   return {std::string(core::env::kProgram) + "=" + step.program,
           std::string(core::env::kReplicaBase) + "=" + std::to_string(step.replica_base)};
 }

@@ -29,6 +29,9 @@ namespace slipway::exec {
 
 int agent_main(const core::Plan& plan, AgentOptions options) {
   base::disable_core_dumps();  // SLIPWAY_TOKEN is in our environment
+  // A step's replicas keep a few descriptors each here; the commands get
+  // the limit they were given back (spawn).
+  base::raise_descriptor_limit();
   options.wire_timeout = tasks::wire_timeout_from_environment(options.wire_timeout);
   if (auto limit = tasks::log_limit_from_environment()) {
     options.log_limit = *limit;

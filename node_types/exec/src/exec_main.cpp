@@ -24,10 +24,16 @@ int main(int argc, char** argv) {
   std::string node;
   auto* task_option =
       app.add_option("--task", options.tasks, "NODE.REPLICA to run; repeat for colocated tasks");
-  app.add_option("--node", node,
-                 "Run replica $SLIPWAY_REPLICA of NODE (else $SLIPWAY_REPLICA_BASE + "
-                 "$SLURM_PROCID): one Slurm step starting several replicas")
-      ->excludes(task_option);
+  auto* node_option =
+      app.add_option("--node", node,
+                     "Run replica $SLIPWAY_REPLICA of NODE (else $SLIPWAY_REPLICA_BASE + "
+                     "$SLURM_PROCID): one Slurm step starting several replicas")
+          ->excludes(task_option);
+  std::string replicas;
+  app.add_option("--replicas", replicas,
+                 "With --node: run these replicas of NODE (LIST like 0-127), each a unit of "
+                 "its own (one that fails leaves the others running)")
+      ->needs(node_option);
   app.add_option("--attempt", options.attempt, "Resubmission count, 0 on first launch");
   app.add_option("--epoch", options.epoch,
                  "Epoch of the tasks' world, 0 at launch (+1 per whole-world restart)");
@@ -44,7 +50,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (!node.empty()) {
+  if (!replicas.empty()) {
+    auto list = core::parse_replica_list(replicas, core::kReplicaIndexLimit);
+    if (!list || list->empty()) {
+      std::fprintf(stderr, "slipway-exec: --replicas %s: not a list of replicas (like 0-2,5)\n",
+                   replicas.c_str());
+      return 2;
+    }
+    for (std::uint32_t r : *list) options.tasks.push_back(node + "." + std::to_string(r));
+    options.separate_units = true;
+  } else if (!node.empty()) {
     auto replica = exec::replica_from_environment();
     if (!replica) {
       std::fprintf(stderr, "slipway-exec: --node %s: no replica number in SLIPWAY_REPLICA, nor in "

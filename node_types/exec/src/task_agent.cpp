@@ -117,7 +117,7 @@ void Agent::take_ends() {
     codes_[it->second] = end.status.shell_code();
     --running_;
     // A failed colocated command takes its partners down with it.
-    if (!end.status.success() && !failure_seen_) {
+    if (!end.status.success() && !failure_seen_ && !options_.separate_units) {
       failure_seen_ = true;
       runner_.signal_all(SIGTERM);
     }

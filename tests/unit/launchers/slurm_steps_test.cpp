@@ -1,5 +1,6 @@
 // srun command lines of the Slurm controller: one step per unit, or one
-// step for consecutive replicas of a node on one host.
+// step for consecutive replicas of a node on one host (one agent running
+// them all, or one agent each for an MPI node).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,7 +14,7 @@ using namespace slipway;
 
 namespace {
 
-core::Plan plan_on_three_hosts(const char* toml) {
+core::Plan plan_on_three_hosts(const char* toml, std::uint32_t cpus_per_host = 4) {
   auto topology = core::parse_topology(toml, "test.toml");
   for (const auto& d : topology.diagnostics) UNSCOPED_INFO(core::format_diagnostic(d));
   REQUIRE(topology.ok());
@@ -21,7 +22,7 @@ core::Plan plan_on_three_hosts(const char* toml) {
   launch::SlurmComponent c;
   c.job_id = "42";
   c.hosts = {"fn1", "fn2", "fn3"};
-  c.cpus = {4, 4, 4};
+  c.cpus = {cpus_per_host, cpus_per_host, cpus_per_host};
   c.gpus_per_host = 2;
   job.components.push_back(c);
   auto planned = core::make_plan(*topology.program, launch::allocation_of(job));
@@ -108,21 +109,86 @@ replicas = 1
   CHECK(groups[5] == std::vector<std::size_t>{11});
 
   auto step = launch::step_for_units(plan, units, groups[1], hosts);
+  CHECK(step.one_agent);
+  step.job_id = "42";
+  step.agent_argv = {"slipway-exec", "--plan", "p.json"};
+  auto argv = launch::srun_command(step);
+  CHECK(has(argv, "--nodelist=fn2"));
+  // One agent, holding the four replicas' CPUs and memory.
+  CHECK(has(argv, "--ntasks=1"));
+  CHECK(has(argv, "--cpus-per-task=4"));
+  CHECK(has(argv, "--nodes=1"));
+  CHECK(has(argv, "--mem=8192M"));
+  CHECK(has(argv, "--job-name=bench:t.[4-7]"));
+  auto agent = std::find(argv.begin(), argv.end(), "slipway-exec");
+  REQUIRE(argv.end() - agent == 7);  // slipway-exec --plan p.json --node t --replicas 4-7
+  CHECK(agent[3] == "--node");
+  CHECK(agent[4] == "t");
+  CHECK(agent[5] == "--replicas");
+  CHECK(agent[6] == "4-7");
+  CHECK_FALSE(has(argv, "/bin/sh"));
+  CHECK(launch::step_environment(step).empty());
+}
+
+TEST_CASE("an MPI node's replicas sharing a step run an agent each") {
+  auto plan = plan_on_three_hosts(R"(
+[program]
+name = "bench"
+[node.t]
+command = "true"
+framework = "mpi"
+replicas = 9
+mem = "2G"
+cpus = 1
+)");
+  auto units = launch::launch_units(plan);
+  auto hosts = unit_hosts(plan, units);
+  auto groups = launch::group_into_steps(plan, units, all_units(units), hosts);
+  REQUIRE(groups.size() == 3);
+  REQUIRE(groups[1] == std::vector<std::size_t>{4, 5, 6, 7});
+  auto step = launch::step_for_units(plan, units, groups[1], hosts);
+  CHECK_FALSE(step.one_agent);
   step.job_id = "42";
   step.agent_argv = {"slipway-exec", "--plan", "p.json"};
   auto argv = launch::srun_command(step);
   CHECK(has(argv, "--nodelist=fn2"));
   CHECK(has(argv, "--ntasks=4"));
-  CHECK(has(argv, "--nodes=1"));
+  CHECK(has(argv, "--cpus-per-task=1"));
   CHECK(has(argv, "--mem-per-cpu=2048M"));
-  CHECK(has(argv, "--job-name=bench:t.[4-7]"));
   auto agent = std::find(argv.begin(), argv.end(), "slipway-exec");
   REQUIRE(argv.end() - agent == 5);  // slipway-exec --plan p.json --node t
   CHECK(agent[3] == "--node");
   CHECK(agent[4] == "t");
-  CHECK_FALSE(has(argv, "/bin/sh"));
   CHECK(launch::step_environment(step) ==
         std::vector<std::string>{"SLIPWAY_PROGRAM=bench", "SLIPWAY_REPLICA_BASE=4"});
+}
+
+TEST_CASE("a step holds at most kMaxTasksPerStep replicas") {
+  auto plan = plan_on_three_hosts(R"(
+[program]
+name = "p"
+[node.t]
+command = "true"
+replicas = 900
+)", 300);
+  auto units = launch::launch_units(plan);
+  auto hosts = unit_hosts(plan, units);
+  auto groups = launch::group_into_steps(plan, units, all_units(units), hosts);
+  // 300 replicas per host: 128 + 128 + 44 on each.
+  REQUIRE(groups.size() == 9);
+  std::size_t total = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    CHECK(groups[g].size() == (g % 3 == 2 ? 44u : launch::kMaxTasksPerStep));
+    CHECK(hosts[groups[g].front()] == hosts[groups[g].back()]);
+    total += groups[g].size();
+  }
+  CHECK(total == 900);
+  auto step = launch::step_for_units(plan, units, groups[1], hosts);
+  step.job_id = "42";
+  auto argv = launch::srun_command(step);
+  CHECK(argv.back() == "128-255");
+  CHECK(has(argv, "--cpus-per-task=128"));
+  CHECK(has(argv, "--mem=0"));
 }
 
 TEST_CASE("a step holds consecutive replicas of one node only") {

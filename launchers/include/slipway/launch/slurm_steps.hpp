@@ -1,7 +1,8 @@
 // The srun command lines of the Slurm controller: a job step per launch
 // unit (a task, or a colocated group replica) placed on one host of the
 // allocation, or one step for the replicas of a node that share a host
-// (their first launch). The salloc line is in salloc_arguments.hpp.
+// (their first launch), run by one agent unless the node is an MPI one.
+// The salloc line is in salloc_arguments.hpp.
 //
 // Contract: pure functions, unit-tested. Steps share the allocation
 // (--exact), never kill their siblings (--kill-on-bad-exit=0), name their
@@ -29,15 +30,25 @@ struct StepRequest {
   std::uint32_t cpus = 1;    // per task
   std::uint32_t gpus = 0;    // per task
   std::uint64_t mem_mb = 0;  // per task; 0: the step shares the job's memory
-  // More than one: a step of `tasks` replicas of `node`, task k running
-  // replica replica_base + k.
+  // More than one: a step of `tasks` replicas of `node`, replica_base and
+  // the next ones.
   std::uint32_t tasks = 1;
   std::string node;
   std::uint32_t replica_base = 0;
-  // slipway-exec and its arguments; a step of several replicas adds each
-  // task's --task NODE.REPLICA itself.
+  // How a step of several replicas runs them: one agent for all of them
+  // (one Slurm task holding their CPUs and memory), or one agent per
+  // replica (a Slurm task each: an MPI node, whose agent hosts its task's
+  // PMIx server).
+  bool one_agent = false;
+  // slipway-exec and its arguments; a step of several replicas adds which
+  // replicas it runs itself.
   std::vector<std::string> agent_argv;
 };
+
+// The most replicas one step holds: an agent running them keeps a few
+// descriptors and two threads per task (task_runner.hpp), which stays
+// within a default limit of 1024 descriptors.
+inline constexpr std::size_t kMaxTasksPerStep = 128;
 
 // What a unit reserves: the sum over its tasks (colocated tasks share a host).
 StepRequest step_for_unit(const core::Plan& plan, const LaunchUnit& unit);
@@ -45,7 +56,8 @@ StepRequest step_for_unit(const core::Plan& plan, const LaunchUnit& unit);
 // Splits units starting together on their first attempt (in plan order)
 // into steps: consecutive replicas of one node on the same host
 // (unit_hosts[u]), one task per unit, no GPUs, memory that divides evenly
-// per CPU, share one step; any other unit is a step of its own. A step
+// per CPU, share one step (at most kMaxTasksPerStep); any other unit is a
+// step of its own. A step
 // spans one host so that a lost host costs only its own steps: Slurm holds
 // a step's CPUs on every host until the step completes on all of them,
 // which for a dead host is when Slurm declares it down.
@@ -54,19 +66,22 @@ std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
                                                        const std::vector<std::size_t>& starting,
                                                        const std::vector<std::string>& unit_hosts);
 
-// The step of a group from group_into_steps (two or more units).
+// The step of a group from group_into_steps (two or more units): one agent
+// for them all unless their node's framework is mpi.
 StepRequest step_for_units(const core::Plan& plan, const std::vector<LaunchUnit>& units,
                            const std::vector<std::size_t>& group,
                            const std::vector<std::string>& unit_hosts);
 
-// srun's argv: `--nodes=1 --ntasks=N --nodelist=HOST`, N = step.tasks. With
-// several tasks the agent runs under `/bin/sh -c` that adds
-// `--task NODE.R`, R = $SLIPWAY_REPLICA (set by slipway.so in slurmstepd),
-// else replica_base + $SLURM_PROCID.
+// srun's argv: `--nodes=1 --ntasks=N --nodelist=HOST`. N = 1 for one unit,
+// and for a step of several replicas run by one agent, which gets
+// `--node NODE --replicas A-B` and the CPUs and memory of them all; else
+// N = step.tasks, and each task's agent gets `--node NODE` and runs replica
+// $SLIPWAY_REPLICA (set by slipway.so in slurmstepd), else replica_base +
+// $SLURM_PROCID.
 std::vector<std::string> srun_command(const StepRequest& step);
 
 // Variables the step's srun must have on top of the controller's own
-// environment ("NAME=VALUE"): for a step of several replicas,
+// environment ("NAME=VALUE"): for a step of one agent per replica,
 // SLIPWAY_PROGRAM and SLIPWAY_REPLICA_BASE (slipway.so's cue).
 std::vector<std::string> step_environment(const StepRequest& step);
 // Variables of the controller's environment a step must not inherit

@@ -10,7 +10,9 @@
 // SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to every command (the first four
 // stop them: SIGKILL `grace` later), and a program stop or the task's stop
 // key to all of them. When one colocated command fails, the others are
-// stopped. At the end no descendant is left, and the agent returns the
+// stopped; tasks that are units of their own (`separate_units`: replicas
+// sharing a Slurm step) run on whatever one of them does, each reporting its
+// own end. At the end no descendant is left, and the agent returns the
 // first non-zero shell code of its tasks in the order given (128 + signal
 // for one killed), else 0. A task that cannot be prepared or joined (a bad
 // name, a port that cannot be bound, a refused join) is reported, stops
@@ -30,6 +32,9 @@ namespace slipway::exec {
 
 struct AgentOptions {
   std::vector<std::string> tasks;  // "node.replica" of each task to run
+  // Each task is a launch unit of its own: one that fails leaves the
+  // others running. Else the tasks are one unit (a colocate group).
+  bool separate_units = false;
   std::uint32_t attempt = 0;
   std::uint32_t epoch = 0;         // of the tasks' world (0 outside worlds)
   std::string log_dir;             // empty: no log files
