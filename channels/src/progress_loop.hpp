@@ -152,6 +152,8 @@ class ProgressLoop {
   bool run_posted();
   void run_due_timers();
   void wait_idle(std::unique_lock<std::mutex>& drive);
+  // One epoll wait of the sleeping progress thread (a wake-up read off).
+  void sleep_once(const timespec& timeout) noexcept;
   void wake();
   void watch_worker(bool on) noexcept;
   std::chrono::nanoseconds nap_left(Clock::time_point now) const noexcept;
@@ -176,8 +178,13 @@ class ProgressLoop {
 
   // Held by the owner of the worker (the progress thread, or a caller).
   std::mutex drive_mutex_;
-  // When the sleeping progress thread wakes by itself (owner state).
-  Clock::time_point sleep_until_{};
+  // When the sleeping progress thread wakes by itself: set by it before
+  // each sleep, read by a caller handing back (to wake it sooner).
+  std::atomic<Clock::time_point> sleep_until_{};
+  // The progress thread's last nap, and the hand-back it followed (its own
+  // state): naps that callers keep renewing grow to kMaxNap.
+  std::chrono::nanoseconds nap_slept_{0};
+  std::int64_t nap_slept_since_ns_ = 0;
 
   std::mutex mutex_;            // guards posted_, accepting_, stop_*
   std::vector<Task> posted_;
