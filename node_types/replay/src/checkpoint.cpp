@@ -10,11 +10,15 @@ namespace slipway::replay {
 
 namespace {
 constexpr std::string_view kMagic = "SLWREPLY";
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestVersion = 1;  // no insert records
 constexpr std::size_t kItemsPerRecord = 65536;
 constexpr std::size_t kItemBytes = 8 + 8 + 4;
 constexpr std::uint64_t kMaxSmallRecord = 8 + 65536 * kItemBytes;  // every record but blobs
-enum Record : std::uint8_t { meta = 1, blob = 2, table = 3, items = 4, end = 5 };
+enum Record : std::uint8_t { meta = 1, blob = 2, table = 3, items = 4, end = 5, inserts = 6 };
+// An insert record: u32 count, then per insert u64 client, u64 seq, u32 key
+// count and the keys; written in records of at most kMaxSmallRecord.
+constexpr std::size_t kInsertHeadBytes = 8 + 8 + 4;
 
 // One record: type, length, payload (given in parts, so a blob's data is
 // never copied), and the CRC of the three.
@@ -92,6 +96,30 @@ void write_checkpoint(const Snapshot& snapshot, const ByteSink& sink) {
     }
     items_written += table.items.size();
   }
+  // The de-duplication memory, in records that stay under kMaxSmallRecord.
+  for (std::size_t first = 0; first < snapshot.inserts.size();) {
+    std::size_t bytes = 4, last = first;
+    while (last < snapshot.inserts.size() &&
+           bytes + kInsertHeadBytes + 8 * snapshot.inserts[last].keys.size() <= kMaxSmallRecord) {
+      bytes += kInsertHeadBytes + 8 * snapshot.inserts[last].keys.size();
+      ++last;
+    }
+    if (last == first) {  // one insert too large for a record: not remembered
+      ++first;
+      continue;
+    }
+    buffer.clear();
+    w.u32(static_cast<std::uint32_t>(last - first));
+    for (std::size_t i = first; i < last; ++i) {
+      const SnapshotInsert& insert = snapshot.inserts[i];
+      w.u64(insert.client);
+      w.u64(insert.seq);
+      w.u32(static_cast<std::uint32_t>(insert.keys.size()));
+      for (Key key : insert.keys) w.u64(key);
+    }
+    emit(sink, Record::inserts, {buffer});
+    first = last;
+  }
   buffer.clear();
   w.u64(items_written);
   emit(sink, end, {buffer});
@@ -112,9 +140,9 @@ Snapshot parse_checkpoint(std::span<const std::byte> bytes, ItemStore& store, co
       throw CheckpointError(at(0) + "not a slipway replay checkpoint (no SLWREPLY header)");
     }
     const std::uint32_t version = in.u32("version");
-    if (version != kVersion) {
+    if (version < kOldestVersion || version > kVersion) {
       throw CheckpointError(at(8) + "checkpoint version " + std::to_string(version) + ", this slipway reads " +
-                            std::to_string(kVersion));
+                            std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
     }
     std::uint32_t tables_expected = 0;
     std::uint64_t blobs_expected = 0;
@@ -165,6 +193,7 @@ Snapshot parse_checkpoint(std::span<const std::byte> bytes, ItemStore& store, co
           break;
         }
         case table: {
+          if (!snapshot.inserts.empty()) throw CheckpointError(at(start) + "a table record after the inserts");
           if (items_in_table != 0) throw CheckpointError(at(start) + "a table record before the last one's items");
           if (snapshot.tables.size() >= tables_expected) throw CheckpointError(at(start) + "more tables than announced");
           SnapshotTable saved;
@@ -181,7 +210,30 @@ Snapshot parse_checkpoint(std::span<const std::byte> bytes, ItemStore& store, co
           snapshot.tables.push_back(std::move(saved));
           break;
         }
+        case Record::inserts: {
+          if (version < 2) throw CheckpointError(at(start) + "an insert record in a version 1 checkpoint");
+          if (items_in_table != 0 || snapshot.tables.size() != tables_expected) {
+            throw CheckpointError(at(start) + "an insert record before the tables are complete");
+          }
+          const std::uint32_t count = body.u32("insert count");
+          if (count > body.left() / kInsertHeadBytes) {
+            throw CheckpointError(at(start) + "an insert record of inconsistent size");
+          }
+          for (std::uint32_t i = 0; i < count; ++i) {
+            SnapshotInsert insert;
+            insert.client = body.u64("client");
+            insert.seq = body.u64("seq");
+            const std::uint32_t keys = body.u32("key count");
+            if (keys > body.left() / 8) throw CheckpointError(at(start) + "an insert record of inconsistent size");
+            insert.keys.reserve(keys);
+            for (std::uint32_t k = 0; k < keys; ++k) insert.keys.push_back(body.u64("key"));
+            snapshot.inserts.push_back(std::move(insert));
+          }
+          body.finish("insert record");
+          break;
+        }
         case items: {
+          if (!snapshot.inserts.empty()) throw CheckpointError(at(start) + "an items record after the inserts");
           if (snapshot.tables.empty()) throw CheckpointError(at(start) + "items before any table");
           const std::uint32_t count = body.u32("item count");
           if (count > items_in_table || count > kItemsPerRecord || body.left() != count * kItemBytes) {

@@ -483,6 +483,9 @@ Snapshot Engine::snapshot() const {
     snapshot.tables.push_back(std::move(table));
   }
   snapshot.blobs.assign(blobs.begin(), blobs.end());
+  inserts_->for_each([&](std::uint64_t client, std::uint64_t seq, const std::vector<Key>& keys) {
+    snapshot.inserts.push_back({client, seq, keys});
+  });
   return snapshot;
 }
 
@@ -513,6 +516,9 @@ std::vector<std::string> Engine::restore(Snapshot snapshot) {
                       ": the next inserts evict down to it");
     }
   }
+  // Inserts acknowledged before the checkpoint and re-sent to this shard
+  // get their keys back, as from the shard that stored them.
+  for (const auto& insert : snapshot.inserts) inserts_->remember(insert.client, insert.seq, insert.keys);
   next_counter_ = std::max({next_counter_, snapshot.next_counter, highest + 1});
   return notes;
 }

@@ -15,6 +15,13 @@ std::optional<std::vector<Key>> InsertMemory::find(std::uint64_t client, std::ui
   return insert->second;
 }
 
+void InsertMemory::for_each(const std::function<void(std::uint64_t, std::uint64_t,
+                                                     const std::vector<Key>&)>& f) const {
+  for (auto client = lru_.rbegin(); client != lru_.rend(); ++client) {
+    for (const auto& [seq, keys] : clients_.at(*client).inserts) f(*client, seq, keys);
+  }
+}
+
 void InsertMemory::forget_oldest() {
   const auto found = clients_.find(lru_.back());
   for (const auto& entry : found->second.inserts) keys_ -= entry.second.size();

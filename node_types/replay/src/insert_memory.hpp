@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <optional>
@@ -22,6 +23,10 @@ class InsertMemory {
   // The keys of the insert (client, seq) if it is remembered.
   std::optional<std::vector<Key>> find(std::uint64_t client, std::uint64_t seq);
   void remember(std::uint64_t client, std::uint64_t seq, const std::vector<Key>& keys);
+  // Every remembered insert, least recently used client first, each
+  // client's in seq order: remember() in this order rebuilds the memory.
+  void for_each(const std::function<void(std::uint64_t client, std::uint64_t seq,
+                                         const std::vector<Key>& keys)>& f) const;
   std::size_t clients() const noexcept { return clients_.size(); }
   std::size_t keys() const noexcept { return keys_; }
 

@@ -1,7 +1,10 @@
 // Checkpoints: a round trip through bytes gives tables, items, priorities,
 // times sampled, shared data and limiter counters back; truncation, a
-// flipped byte and inconsistent counts are detected.
+// flipped byte and inconsistent counts are detected; the de-duplication
+// memory comes back too.
 #include <catch2/catch.hpp>
+
+#include <cstring>
 
 #include "engine_fixture.hpp"
 #include "slipway/replay/checkpoint.hpp"
@@ -20,8 +23,9 @@ Bytes checkpoint_of_busy_engine(std::vector<Key>& keys) {
   for (int i = 0; i < 5; ++i) {
     InsertRequest request;
     request.items.push_back({bytes_of("data" + std::to_string(i)), {{"p", 1.0 + i}, {"q", 1.0}}});
+    request.seq = static_cast<std::uint64_t>(i) + 1;  // remembered: insert records too
     Answer<InsertReply> inserted;
-    engine.insert(caller(), std::move(request), t0(), inserted.done());
+    engine.insert(caller("actor", 0, 0, 42), std::move(request), t0(), inserted.done());
     keys.push_back(inserted.reply->keys[0]);
   }
   Answer<SampleReply> sampled;
@@ -120,4 +124,64 @@ TEST_CASE("bytes after the end record and oversized records are refused") {
 TEST_CASE("crc32 matches the standard check value") {
   const std::string text = "123456789";
   CHECK(crc32(std::as_bytes(std::span(text.data(), text.size()))) == 0xCBF43926U);
+}
+
+TEST_CASE("an insert acknowledged before a checkpoint and re-sent after the restore is not stored twice") {
+  Engine original({{table("t")}, {}}, 1);
+  auto request = one_item("x", "t");
+  request.seq = 7;
+  Answer<InsertReply> first;
+  original.insert(caller("actor", 0, 0, 42), request, t0(), first.done());
+  auto later = one_item("y", "t");
+  later.seq = 8;
+  Answer<InsertReply> second;
+  original.insert(caller("actor", 0, 0, 42), later, t0(), second.done());
+  const Bytes bytes = encode_checkpoint(original.snapshot());
+
+  Engine restored({{table("t")}, {}}, 1);
+  Snapshot snapshot = parse_checkpoint(bytes, restored.store());
+  REQUIRE(snapshot.inserts.size() == 2);
+  CHECK(snapshot.inserts[0] == SnapshotInsert{42, 7, first.reply->keys});
+  restored.restore(std::move(snapshot));
+  REQUIRE(restored.item_count() == 2);
+  // The client never heard its acknowledgement and sends seq 7 again.
+  Answer<InsertReply> again;
+  restored.insert(caller("actor", 0, 0, 42), request, t0(), again.done());
+  CHECK(again.reply->keys == first.reply->keys);
+  CHECK(restored.item_count() == 2);
+  // A new seq of the same client is a new insert.
+  auto next = one_item("z", "t");
+  next.seq = 9;
+  Answer<InsertReply> third;
+  restored.insert(caller("actor", 0, 0, 42), next, t0(), third.done());
+  CHECK(restored.item_count() == 3);
+}
+
+TEST_CASE("an insert record whose key count passes its bytes is refused") {
+  Snapshot snapshot;
+  snapshot.tables.push_back({"t", {}, {}});
+  snapshot.inserts.push_back({1, 1, {5, 6}});
+  Bytes bytes = encode_checkpoint(snapshot);
+  {
+    ItemStore store;
+    CHECK(parse_checkpoint(bytes, store).inserts.size() == 1);
+  }
+  // The insert record's key count claims more keys than it carries: find
+  // the record (type 6) and raise its count, then fix its CRC.
+  const std::size_t header = 12;
+  std::size_t at = header;
+  while (at < bytes.size() && static_cast<std::uint8_t>(bytes[at]) != 6) {
+    std::uint64_t length = 0;
+    std::memcpy(&length, bytes.data() + at + 1, 8);
+    at += 9 + length + 4;
+  }
+  REQUIRE(at < bytes.size());
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + at + 1, 8);
+  const std::size_t key_count = at + 9 + 4 + 16;  // after count, client, seq
+  bytes[key_count] = std::byte{200};
+  const std::uint32_t crc = crc32(std::span(bytes).subspan(at, 9 + length));
+  std::memcpy(bytes.data() + at + 9 + length, &crc, 4);
+  ItemStore store;
+  CHECK_THROWS_WITH(parse_checkpoint(bytes, store), Catch::Contains("inconsistent size"));
 }

@@ -2,12 +2,14 @@
 // priorities and times sampled, the limiter counters) and of the data the
 // items share (each blob once), as bytes and back.
 //
-// Layout (little-endian): the header "SLWREPLY" + u32 version (1), then
-// records `u8 type | u64 length | payload | u32 crc32` (the CRC-32 of type,
-// length and payload): meta (shard, next key counter, table and blob
-// counts), one blob record per blob, per table a table record (name,
-// counters, item count) followed by item records of at most 65,536 items,
-// and an end record. docs/replay.md, "Checkpoints".
+// Layout (little-endian): the header "SLWREPLY" + u32 version (2; 1 is read
+// too), then records `u8 type | u64 length | payload | u32 crc32` (the
+// CRC-32 of type, length and payload): meta (shard, next key counter, table
+// and blob counts), one blob record per blob, per table a table record
+// (name, counters, item count) followed by item records of at most 65,536
+// items, from version 2 insert records (the de-duplication memory: client,
+// seq and keys of completed inserts), and an end record. docs/replay.md,
+// "Checkpoints".
 //
 // Contract: parse_checkpoint() checks every length and count against the
 // bytes present and the limits before allocating, verifies every CRC, and
@@ -41,11 +43,23 @@ struct SnapshotTable {
   std::vector<SnapshotItem> items;  // key order
 };
 
+// A completed insert the shard remembers, so that a client re-sending it
+// (same client id and seq) gets its keys back instead of a second copy.
+struct SnapshotInsert {
+  std::uint64_t client = 0;
+  std::uint64_t seq = 0;
+  std::vector<Key> keys;
+  friend bool operator==(const SnapshotInsert&, const SnapshotInsert&) = default;
+};
+
 struct Snapshot {
   std::uint32_t shard = 0;
   std::uint64_t next_counter = 1;
   std::vector<std::pair<Key, ItemStore::Data>> blobs;  // each blob once, key order
   std::vector<SnapshotTable> tables;
+  // The de-duplication memory, least recently used client first, each
+  // client's inserts in seq order (empty from a version 1 checkpoint).
+  std::vector<SnapshotInsert> inserts;
 
   std::uint64_t item_count() const;
   std::uint64_t data_bytes() const;

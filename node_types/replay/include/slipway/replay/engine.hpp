@@ -78,7 +78,8 @@ class Engine {
   // The state a checkpoint holds (blobs shared, no data copied), and
   // restoring it into a fresh engine: tables matched by name (a table the
   // configuration no longer has is skipped and named in the returned
-  // notes), items, priorities, times sampled and limiter counters.
+  // notes), items, priorities, times sampled, limiter counters and the
+  // de-duplication memory of completed inserts (client id, seq, keys).
   Snapshot snapshot() const;
   std::vector<std::string> restore(Snapshot snapshot);
 
