@@ -195,8 +195,9 @@ TEST_CASE("a caller's endpoint serves calls right after its caller handed its wo
                                           std::chrono::steady_clock::now() - start).count());
   }
   INFO("slowest call into the caller's endpoint: " << slowest_ms << " ms");
-  // Naps are at most a few hundred microseconds; scheduling on a loaded
-  // host adds milliseconds, never the idle sleep's minute.
+  // Naps last at most 1 ms (those that callers keep renewing grow to it);
+  // scheduling on a loaded host adds milliseconds, never the idle sleep's
+  // minute.
   CHECK(slowest_ms < 1000.0);
   b.close();
   a.close();
