@@ -333,7 +333,7 @@ void ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
   if (idle && !settings_.pending() && (nap.count() > 0 || (armed = worker_->arm()))) {
     // Until the nearest timer (at most a minute), or kTransferWait while
     // our transfers are in flight; napping (unarmed: the worker's fd would
-    // not wake it), at most the nap.
+    // not wake it), at most the nap (kMaxNap once callers keep renewing it).
     watch_worker(armed);
     auto wait = std::chrono::nanoseconds(std::chrono::minutes(1));
     if (!armed) {

@@ -35,6 +35,10 @@ bool groupable(const core::Plan& plan, const LaunchUnit& unit) {
   return task.gpus.empty() && (task.mem_mb == 0 || task.mem_mb % std::max<std::uint32_t>(task.cpus, 1) == 0);
 }
 
+// A step of several replicas whose Slurm tasks each run an agent (an MPI
+// node's), rather than one agent running them all.
+bool agent_per_task(const StepRequest& step) { return step.tasks > 1 && !step.one_agent; }
+
 }  // namespace
 
 std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
@@ -80,9 +84,9 @@ std::vector<std::string> srun_command(const StepRequest& step) {
   std::vector<std::string> argv{"srun", "--jobid=" + step.job_id};
   if (step.het_group >= 0) argv.push_back("--het-group=" + std::to_string(step.het_group));
   const bool several = step.tasks > 1;
-  const bool agent_per_task = several && !step.one_agent;
-  const std::uint32_t slurm_tasks = agent_per_task ? step.tasks : 1;
-  const std::uint32_t cpus_per_task = agent_per_task ? step.cpus : step.cpus * step.tasks;
+  const bool per_task = agent_per_task(step);
+  const std::uint32_t slurm_tasks = per_task ? step.tasks : 1;
+  const std::uint32_t cpus_per_task = per_task ? step.cpus : step.cpus * step.tasks;
   argv.insert(argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(slurm_tasks),
                            "--nodelist=" + step.host});
   argv.insert(argv.end(), {"--cpus-per-task=" + std::to_string(cpus_per_task), "--exact",
@@ -94,14 +98,14 @@ std::vector<std::string> srun_command(const StepRequest& step) {
   // where memory is tracked, and its siblings could not start beside it.
   if (step.mem_mb == 0) {
     argv.push_back("--mem=0");
-  } else if (agent_per_task) {
+  } else if (per_task) {
     argv.push_back("--mem-per-cpu=" + std::to_string(step.mem_mb / std::max<std::uint32_t>(step.cpus, 1)) + "M");
   } else {
     argv.push_back("--mem=" + std::to_string(step.mem_mb * step.tasks) + "M");
   }
   if (step.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(step.gpus));
   argv.insert(argv.end(), step.agent_argv.begin(), step.agent_argv.end());
-  if (agent_per_task) {
+  if (per_task) {
     // Each task finds its replica itself (slipway-exec --node:
     // $SLIPWAY_REPLICA, else base + $SLURM_PROCID).
     argv.insert(argv.end(), {"--node", step.node});
@@ -114,7 +118,7 @@ std::vector<std::string> srun_command(const StepRequest& step) {
 }
 
 std::vector<std::string> step_environment(const StepRequest& step) {
-  if (step.tasks <= 1 || step.one_agent) return {};
+  if (!agent_per_task(step)) return {};
   return {std::string(core::env::kProgram) + "=" + step.program,
           std::string(core::env::kReplicaBase) + "=" + std::to_string(step.replica_base)};
 }
