@@ -408,10 +408,7 @@ class Swarm {
         if (w->status != rdzv::Status::ok) throw std::runtime_error("swarm: join refused: " + w->message);
       } else if (auto* r = std::get_if<wire::Reply>(&msg)) {
         if (r->status != rdzv::Status::ok) throw std::runtime_error("swarm: " + r->message);
-        if (r->id == 2) {
-          ++fenced_;
-          ::epoll_ctl(epoll_, EPOLL_CTL_DEL, m.fd, nullptr);
-        }
+        if (r->id == 2) ++fenced_;  // nothing more comes: the socket stays watched until close()
       }
       return true;
     });

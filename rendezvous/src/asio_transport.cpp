@@ -8,10 +8,13 @@
 #include "asio_transport.hpp"
 
 #include "log.hpp"
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <cerrno>
+#include <cstring>
+#include <system_error>
 
 #include "slipway/rendezvous/endpoint.hpp"
 
@@ -22,14 +25,27 @@ constexpr std::size_t kReadBuffer = 64 * 1024;
 constexpr std::size_t kCoalesceLimit = 64 * 1024;
 constexpr int kMaxIov = 64;
 constexpr int kReadsPerTurn = 16;
+constexpr int kEventsPerTurn = 256;
+constexpr int kAcceptsPerTurn = 64;
+constexpr std::uint64_t kListenerKey = 0;  // connection ids start at 1
 
 }  // namespace
 
 AsioTransport::AsioTransport(asio::io_context& io, const Limits& limits)
-    : io_(io), timer_(io), accept_backoff_(io), max_outbound_bytes_(limits.max_outbound_bytes),
-      backlog_bytes_(std::max<std::uint64_t>(1, limits.backlog_bytes)), read_buffer_(kReadBuffer) {}
+    : io_(io), events_(io), timer_(io), accept_backoff_(io), max_outbound_bytes_(limits.max_outbound_bytes),
+      backlog_bytes_(std::max<std::uint64_t>(1, limits.backlog_bytes)), read_buffer_(kReadBuffer) {
+  const int set = ::epoll_create1(EPOLL_CLOEXEC);
+  if (set < 0) throw std::system_error(errno, std::generic_category(), "rendezvous: epoll_create1");
+  events_.assign(set);
+}
 
-AsioTransport::~AsioTransport() = default;
+AsioTransport::~AsioTransport() {
+  if (listener_ >= 0) ::close(listener_);
+}
+
+AsioTransport::Connection::~Connection() {
+  if (fd >= 0) ::close(fd);
+}
 
 AsioTransport::Connection* AsioTransport::find(ConnId id) {
   auto it = conns_.find(id);
@@ -37,64 +53,130 @@ AsioTransport::Connection* AsioTransport::find(ConnId id) {
 }
 
 void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
-  acceptor_ = &acceptor;
-  accept_next();
+  // Linux copies TCP_NODELAY from a listener to the sockets it accepts, so
+  // the option is set once here instead of once per connection.
+  asio::error_code ec;
+  acceptor.set_option(asio::ip::tcp::no_delay(true), ec);
+  if (!ec) acceptor.non_blocking(true, ec);
+  if (ec) throw std::system_error(ec, "rendezvous: preparing the listener");
+  listener_ = acceptor.release();
+  epoll_event ev{};
+  ev.data.u64 = kListenerKey;
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, listener_, &ev) != 0) {
+    throw std::system_error(errno, std::generic_category(), "rendezvous: epoll_ctl(listener)");
+  }
+  set_listening(true);
+  wait_events();
 }
 
-void AsioTransport::accept_next() {
-  acceptor_->async_accept(accept_peer_, [this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+// Arms or disarms the listener's EPOLLIN (level-triggered: connections left
+// in the backlog are reported again on the next turn).
+void AsioTransport::set_listening(bool on) {
+  if (listening_ == on || listener_ < 0) return;
+  epoll_event ev{};
+  ev.events = on ? static_cast<std::uint32_t>(EPOLLIN) : 0u;
+  ev.data.u64 = kListenerKey;
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, listener_, &ev) == 0) listening_ = on;
+}
+
+void AsioTransport::wait_events() {
+  events_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const asio::error_code& ec) {
     if (shut_ || ec == asio::error::operation_aborted) return;
-    if (ec) {
+    on_events();
+    if (!shut_) wait_events();
+  });
+}
+
+// One turn: what the epoll set has ready, at most kEventsPerTurn events (Asio
+// re-polls the set when wait_events() re-arms, so the rest comes next turn).
+void AsioTransport::on_events() {
+  epoll_event events[kEventsPerTurn];
+  int n;
+  do {
+    n = ::epoll_wait(events_.native_handle(), events, kEventsPerTurn, 0);
+  } while (n < 0 && errno == EINTR);
+  for (int i = 0; i < n && !shut_; ++i) {
+    const std::uint64_t key = events[i].data.u64;
+    if (key == kListenerKey) {
+      accept_ready();
+      continue;
+    }
+    const ConnId id = key;
+    Connection* c = find(id);
+    if (!c) continue;  // dropped earlier in this turn
+    const std::uint32_t what = events[i].events;
+    if (c->waiting_write && (what & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+      c->waiting_write = false;
+      flush(id, *c);
+    }
+    if (what & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) read_from(id);
+  }
+  after_engine_call();
+}
+
+// Takes what the backlog holds (kAcceptsPerTurn at most; the listener is
+// level-triggered) while the engine accepts.
+void AsioTransport::accept_ready() {
+  for (int k = 0; k < kAcceptsPerTurn && !shut_; ++k) {
+    sockaddr_storage peer_addr{};
+    socklen_t peer_len = sizeof peer_addr;
+    const int fd = ::accept4(listener_, reinterpret_cast<sockaddr*>(&peer_addr), &peer_len,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
       // Typically EMFILE: back off instead of spinning on a full table.
-      rdzv_log()->warn("rendezvous: accept failed: {} (raise `ulimit -n`?)", ec.message());
+      rdzv_log()->warn("rendezvous: accept failed: {} (raise `ulimit -n`?)", std::strerror(errno));
+      set_listening(false);
       accept_backoff_.expires_after(std::chrono::milliseconds(100));
       accept_backoff_.async_wait([this](const asio::error_code& e) {
-        if (!e && !shut_) accept_next();
+        if (e || shut_) return;
+        if (!accept_paused_) set_listening(true);
       });
       return;
     }
-    // Reads and writes use MSG_DONTWAIT, so the socket stays as accepted;
-    // members heartbeat, so no TCP keepalive either: one setsockopt only.
-    asio::error_code ignored;
-    socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-    const std::string peer = format_endpoint(accept_peer_.address().to_string(), accept_peer_.port());
+    asio::ip::tcp::endpoint from;
+    std::memcpy(from.data(), &peer_addr, std::min<std::size_t>(peer_len, sizeof peer_addr));
+    from.resize(peer_len);
     const ConnId id = next_id_++;
-    auto& c = *conns_.emplace(id, std::make_unique<Connection>(std::move(socket))).first->second;
-    if (!engine_->connected(id, peer, SteadyClock::now())) {
+    auto& c = *conns_.emplace(id, std::make_unique<Connection>(fd)).first->second;
+    // Edge-triggered: registered once for its life; EPOLLOUT is added only
+    // when a write finds the socket full (wait_writable).
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+    ev.data.u64 = id;
+    if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+      rdzv_log()->warn("rendezvous: cannot watch a new connection: {}", std::strerror(errno));
       drop(id, c, false);
-    } else {
-      wait_readable(id, c);
+      continue;
+    }
+    if (!engine_->connected(id, format_endpoint(from.address().to_string(), from.port()), SteadyClock::now())) {
+      drop(id, c, false);
     }
     // Too many connections wait for their Hello: leave the next ones in the
     // listen backlog until some authenticate or time out (after_engine_call).
-    if (engine_->accepting()) {
-      accept_next();
-    } else {
+    if (!engine_->accepting()) {
       accept_paused_ = true;
+      set_listening(false);
+      return;
     }
-    after_engine_call();
-  });
+  }
 }
 
-void AsioTransport::wait_readable(ConnId id, Connection& c) {
-  if (c.waiting_read) return;
-  c.waiting_read = true;
-  c.socket.async_wait(asio::socket_base::wait_read, [this, id](const asio::error_code& ec) {
-    if (shut_ || ec == asio::error::operation_aborted) return;
-    Connection* conn = find(id);
-    if (!conn) return;
-    conn->waiting_read = false;
-    on_readable(id);
-  });
+// A connection with something to read (a posted continuation, or resumed).
+void AsioTransport::on_readable(ConnId id) {
+  read_from(id);
+  after_engine_call();
 }
 
 // Reads what is there into the shared buffer and hands it to the engine.
-// Asio's reactor is edge-triggered: keep reading until a short read (the
-// socket was drained) before waiting again, or continue in a posted turn.
+// The registration is edge-triggered: read until a short read (the socket
+// was drained; more data makes a new edge), or continue in a posted turn
+// after kReadsPerTurn full buffers.
 //
 // A connection whose output reached backlog_bytes is not read (its peer's
 // requests wait in the socket and in the engine) until resume_drained().
-void AsioTransport::on_readable(ConnId id) {
+void AsioTransport::read_from(ConnId id) {
   if (shut_) return;
   Connection* c = find(id);
   if (!c || c->closing || c->read_paused) return;
@@ -102,7 +184,7 @@ void AsioTransport::on_readable(ConnId id) {
     c->read_paused = true;
     return;
   }
-  const int fd = c->socket.native_handle();
+  const int fd = c->fd;
   for (int round = 0;; ++round) {
     const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), MSG_DONTWAIT);
     if (n > 0) {
@@ -113,10 +195,7 @@ void AsioTransport::on_readable(ConnId id) {
         c->read_paused = true;
         break;
       }
-      if (static_cast<std::size_t>(n) < read_buffer_.size()) {
-        wait_readable(id, *c);
-        break;
-      }
+      if (static_cast<std::size_t>(n) < read_buffer_.size()) break;
       if (round + 1 >= kReadsPerTurn) {
         asio::post(io_, [this, id] { on_readable(id); });
         break;
@@ -124,14 +203,10 @@ void AsioTransport::on_readable(ConnId id) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      wait_readable(id, *c);
-      break;
-    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     drop(id, *c, true);  // EOF or error
     break;
   }
-  after_engine_call();
 }
 
 AsioTransport::Chunk& AsioTransport::tail_for_append(Connection& c) {
@@ -217,7 +292,7 @@ void AsioTransport::flush_dirty() {
 // (or at once if its peer does not read).
 void AsioTransport::flush(ConnId id, Connection& c) {
   if (c.waiting_write) return;
-  const int fd = c.socket.native_handle();
+  const int fd = c.fd;
   while (c.out_head < c.out.size()) {
     iovec iov[kMaxIov];
     int count = 0;
@@ -234,15 +309,7 @@ void AsioTransport::flush(ConnId id, Connection& c) {
     if (written < 0) {
       if (errno == EINTR) continue;
       if ((errno == EAGAIN || errno == EWOULDBLOCK) && !c.closing) {
-        c.waiting_write = true;
-        c.socket.async_wait(asio::socket_base::wait_write, [this, id](const asio::error_code& ec) {
-          if (shut_ || ec == asio::error::operation_aborted) return;
-          Connection* conn = find(id);
-          if (!conn) return;
-          conn->waiting_write = false;
-          flush(id, *conn);
-          after_engine_call();
-        });
+        wait_writable(id, c);
         return;
       }
       drop(id, c, !c.closing);
@@ -271,17 +338,27 @@ void AsioTransport::flush(ConnId id, Connection& c) {
     resume_.push_back(id);
   }
   if (c.closing) {
-    asio::error_code ignored;
-    c.socket.shutdown(asio::socket_base::shutdown_send, ignored);
+    ::shutdown(c.fd, SHUT_WR);
     drop(id, c, false);
   }
+}
+
+// The socket took only part of the output: flush the rest when EPOLLOUT
+// reports room (armed once; the registration is edge-triggered).
+void AsioTransport::wait_writable(ConnId id, Connection& c) {
+  c.waiting_write = true;
+  if (c.out_armed) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  ev.data.u64 = id;
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, c.fd, &ev) == 0) c.out_armed = true;
 }
 
 void AsioTransport::drop(ConnId id, Connection& c, bool tell_engine) {
   if (c.dead) return;
   c.dead = true;
-  asio::error_code ignored;
-  c.socket.close(ignored);
+  ::close(c.fd);  // leaves the epoll set with it
+  c.fd = -1;
   dead_.push_back(id);
   if (tell_engine) engine_->disconnected(id, SteadyClock::now());
 }
@@ -335,7 +412,7 @@ void AsioTransport::after_engine_call() {
   resume_drained();
   if (accept_paused_ && !shut_ && engine_->accepting()) {
     accept_paused_ = false;
-    accept_next();
+    set_listening(true);
   }
   reap();
   rearm_timer();
@@ -357,7 +434,9 @@ TransportStats AsioTransport::stats() const {
 void AsioTransport::shutdown() {
   shut_ = true;
   asio::error_code ignored;
-  if (acceptor_) acceptor_->close(ignored);
+  if (listener_ >= 0) ::close(listener_);
+  listener_ = -1;
+  events_.cancel(ignored);
   timer_.cancel();
   accept_backoff_.cancel();
   // Best effort: what is queued (e.g. "program stopping") goes out if the
@@ -365,7 +444,6 @@ void AsioTransport::shutdown() {
   for (auto& [id, c] : conns_) c->closing = true;
   for (auto& [id, c] : conns_) {
     if (!c->dead) flush(id, *c);
-    c->socket.close(ignored);
   }
   conns_.clear();
   dirty_.clear();

@@ -9,6 +9,10 @@
 #include <mutex>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "slipway/rendezvous/client.hpp"
@@ -255,6 +259,41 @@ TEST_CASE("IPv6 loopback and a dual-stack wildcard bind", "[rendezvous][integrat
   v6->put("k", "v", Scope::program);
   CHECK(v4->get("k") == "v");
   CHECK(server.members().size() == 2);
+}
+
+// The transport sets TCP_NODELAY once, on the listener, and relies on Linux
+// copying it to every accepted socket (one system call fewer per member).
+TEST_CASE("accepted connections have TCP_NODELAY, copied from the listener", "[rendezvous][integration]") {
+  Server server(options_with(generate_token()));
+  server.start();
+  const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(client >= 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(server.port());
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(client, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  char challenge[16];
+  REQUIRE(::recv(client, challenge, sizeof challenge, 0) > 0);  // accepted by now
+  sockaddr_in mine{};
+  socklen_t len = sizeof mine;
+  REQUIRE(::getsockname(client, reinterpret_cast<sockaddr*>(&mine), &len) == 0);
+  // The server's end is the socket in this process whose peer is `mine`.
+  int accepted = -1;
+  for (int fd = 0; fd < 4096 && accepted < 0; ++fd) {
+    sockaddr_in peer{};
+    socklen_t plen = sizeof peer;
+    if (fd == client || ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen) != 0) continue;
+    if (peer.sin_family == AF_INET && peer.sin_port == mine.sin_port && peer.sin_addr.s_addr == mine.sin_addr.s_addr) {
+      accepted = fd;
+    }
+  }
+  REQUIRE(accepted >= 0);
+  int nodelay = 0;
+  socklen_t optlen = sizeof nodelay;
+  REQUIRE(::getsockopt(accepted, IPPROTO_TCP, TCP_NODELAY, &nodelay, &optlen) == 0);
+  CHECK(nodelay != 0);
+  ::close(client);
 }
 
 TEST_CASE("a wildcard bind advertises this host's name", "[rendezvous][integration]") {
