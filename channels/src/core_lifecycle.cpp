@@ -214,7 +214,7 @@ void EndpointCore::run_on_loop(Fn&& fn) {
   finished.get();
 }
 
-void EndpointCore::add_method(const std::string& method, AsyncHandler handler) {
+void EndpointCore::add_method(const std::string& method, AsyncHandler handler, MethodOrder order) {
   if (method.empty() || method.size() > wire::kMaxMethodBytes) {
     throw ChannelError(Errc::invalid_argument,
                        "method name '" + method + "' must be 1 to " +
@@ -222,20 +222,53 @@ void EndpointCore::add_method(const std::string& method, AsyncHandler handler) {
   }
   if (!handler) throw ChannelError(Errc::invalid_argument, "method '" + method + "' has no handler");
   auto shared = std::make_shared<AsyncHandler>(std::move(handler));
-  run_on_loop([&] { methods_[method] = shared; });
+  run_on_loop([&] {
+    methods_[method] = shared;
+    if (order == MethodOrder::bulk) {
+      bulk_methods_.insert(method);
+    } else {
+      bulk_methods_.erase(method);
+    }
+  });
 }
 
 void EndpointCore::push(Event event) { events_.push_back(std::move(event)); }
 
+// Handles what the last poll took in, in arrival order, except requests to
+// bulk methods (MethodOrder::bulk): those go last.
 void EndpointCore::after_progress() {
-  while (!events_.empty()) {
-    Event event = std::move(events_.front());
-    events_.pop_front();
+  auto handle_one = [this](Event& event) {
     try {
       handle(event);
     } catch (const std::exception&) {
       // A failure handling one event (e.g. no memory) must not stop the loop;
       // the call concerned times out.
+    }
+  };
+  while (!events_.empty()) {
+    Event event = std::move(events_.front());
+    events_.pop_front();
+    if (event.type == Event::Type::request && !bulk_methods_.empty() &&
+        bulk_methods_.count(event.header.method) != 0) {
+      bulk_requests_.push_back(std::move(event));
+      continue;
+    }
+    handle_one(event);
+  }
+  while (!bulk_requests_.empty()) {
+    Event event = std::move(bulk_requests_.front());
+    bulk_requests_.pop_front();
+    handle_one(event);
+    // A bulk handler's reply may have let new events in (a send completing
+    // inline): the small ones among them still go first.
+    while (!events_.empty()) {
+      Event next = std::move(events_.front());
+      events_.pop_front();
+      if (next.type == Event::Type::request && bulk_methods_.count(next.header.method) != 0) {
+        bulk_requests_.push_back(std::move(next));
+      } else {
+        handle_one(next);
+      }
     }
   }
   if (!lingering_.empty()) close_idle_lingering();

@@ -128,8 +128,8 @@ void Endpoint::register_method(const std::string& method, Handler handler) {
   });
 }
 
-void Endpoint::register_async_method(const std::string& method, AsyncHandler handler) {
-  core_->add_method(method, std::move(handler));
+void Endpoint::register_async_method(const std::string& method, AsyncHandler handler, MethodOrder order) {
+  core_->add_method(method, std::move(handler), order);
 }
 
 const Bytes& Endpoint::address() const noexcept { return core_->address(); }

@@ -119,7 +119,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::chrono::milliseconds timeout_or_default(Timeout timeout) const;
   EndpointStats stats() const noexcept;
 
-  void add_method(const std::string& method, AsyncHandler handler);
+  void add_method(const std::string& method, AsyncHandler handler, MethodOrder order = MethodOrder::arrival);
   // A new peer; `address` empty means "wait for set_peer_address".
   std::uint64_t open_peer(std::string label, std::string where, std::optional<Bytes> address);
   void release_peer(std::uint64_t peer);
@@ -239,6 +239,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Hellos received and queued as events, not handled yet, per sender.
   std::unordered_map<std::uint64_t, std::size_t> hellos_queued_;
   std::unordered_map<std::string, std::shared_ptr<AsyncHandler>> methods_;
+  std::unordered_set<std::string> bulk_methods_;  // MethodOrder::bulk
+  std::deque<Event> bulk_requests_;              // this turn's, handled last
   std::size_t queued_requests_ = 0;
   // Sends of this endpoint in flight on any UCX endpoint (read by the loop).
   std::shared_ptr<std::size_t> sends_in_flight_ = std::make_shared<std::size_t>(0);

@@ -90,7 +90,7 @@ void Server::wake_if_before(Time at) {
 }
 
 template <typename Handle>
-void Server::method(channels::Endpoint& endpoint, const char* name, Handle handle) {
+void Server::method(channels::Endpoint& endpoint, const char* name, Handle handle, channels::MethodOrder order) {
   endpoint.register_async_method(name, [this, name, handle](channels::ByteView request, channels::Responder r) {
     auto responder = std::make_shared<channels::Responder>(std::move(r));
     Bytes refused;
@@ -103,7 +103,7 @@ void Server::method(channels::Endpoint& endpoint, const char* name, Handle handl
       refused = refusal(Status::invalid, std::string(name) + ": " + error.what());
     }
     responder->reply(std::move(refused));
-  });
+  }, order);
 }
 
 void Server::serve(channels::Endpoint& endpoint) {
@@ -116,6 +116,11 @@ void Server::serve(channels::Endpoint& endpoint) {
   // completion that answers, and wake the timer for the new deadline.
   const auto parking = [this, &endpoint](const char* name, auto decode, auto submit) {
     const bool leases = std::string_view(name) == "lease";
+    // Inserts (up to 64 KiB and more each, from many actors) are handled
+    // after the samples, leases and other small requests that came in with
+    // them: a learner's sample does not wait behind a turn's inserts.
+    const auto order = std::string_view(name) == "insert" ? channels::MethodOrder::bulk
+                                                          : channels::MethodOrder::arrival;
     method(endpoint, name, [this, decode, submit, leases](const Caller& caller, ByteReader& in, const Shared& responder) {
       auto request = decode(in);
       const auto wait = std::chrono::milliseconds(std::min(request.wait_ms, config_.engine.limits.max_wait_ms));
@@ -133,7 +138,7 @@ void Server::serve(channels::Endpoint& endpoint) {
       if (leases) {
         if (const auto next = engine_->next_deadline()) wake_if_before(*next);  // the new leases' expiry
       }
-    });
+    }, order);
   };
   parking("insert", wire::decode_insert, [](Engine& e, const Caller& c, InsertRequest r, Time now, auto done) {
     e.insert(c, std::move(r), now, std::move(done));

@@ -55,7 +55,8 @@ class Server {
  private:
   using Shared = std::shared_ptr<channels::Responder>;
   template <typename Handle>
-  void method(channels::Endpoint& endpoint, const char* name, Handle handle);
+  void method(channels::Endpoint& endpoint, const char* name, Handle handle,
+              channels::MethodOrder order = channels::MethodOrder::arrival);
   void wake_if_before(Time at);
   void load();
   void checkpoint_loop();

@@ -133,6 +133,56 @@ TEST_CASE("futures and one-way sends", "[channels][rpc]") {
   CHECK(notes.back() == "n9");
 }
 
+// While the callee's progress thread is held in a handler, three requests
+// wait in its socket: the next poll takes them in one turn, and the
+// MethodOrder::bulk ones are handled after the other.
+TEST_CASE("requests to bulk methods are handled after the others of their turn", "[channels][rpc]") {
+  Endpoint server(options_for("tcp", "server"));
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool gate_entered = false, gate_open = false;
+  std::vector<std::string> order;
+  server.register_method("gate", [&](ByteView) {
+    std::unique_lock lock(mutex);
+    gate_entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return gate_open; });
+    return Bytes{};
+  });
+  auto note = [&](ByteView request, Responder responder) {
+    {
+      std::lock_guard lock(mutex);
+      order.push_back(to_string(request));
+    }
+    responder.reply({});
+  };
+  server.register_async_method("insert", note, MethodOrder::bulk);
+  server.register_async_method("sample", note);
+  Endpoint client(options_for("tcp", "client"));
+  Handle handle = client.connect(server.address());
+  handle.call("sample", to_bytes("warm-up"));  // connected both ways
+
+  auto gate = handle.call_async("gate", {});
+  {
+    std::unique_lock lock(mutex);
+    REQUIRE(cv.wait_for(lock, 20s, [&] { return gate_entered; }));
+  }
+  std::vector<std::future<Bytes>> calls;
+  calls.push_back(handle.call_async("insert", to_bytes("insert 1")));
+  calls.push_back(handle.call_async("insert", to_bytes("insert 2")));
+  calls.push_back(handle.call_async("sample", to_bytes("sample")));
+  std::this_thread::sleep_for(300ms);  // all three in the callee's socket
+  {
+    std::lock_guard lock(mutex);
+    gate_open = true;
+  }
+  cv.notify_all();
+  gate.get();
+  for (auto& call : calls) call.get();
+  std::lock_guard lock(mutex);
+  CHECK(order == std::vector<std::string>{"warm-up", "sample", "insert 1", "insert 2"});
+}
+
 TEST_CASE("an async handler answers from another thread", "[channels][rpc]") {
   Endpoint server(options_for("tcp", "server"));
   std::vector<std::thread> workers;

@@ -113,6 +113,18 @@ class Handle {
   std::shared_ptr<detail::PeerLease> lease_;
 };
 
+// How a method's requests are ordered against the other requests that
+// arrived in the same progress turn (what one poll of the UCX worker took in).
+enum class MethodOrder {
+  arrival,  // in arrival order (the default)
+  bulk,     // after the turn's other requests, in arrival order among
+            // themselves: large throughput-bound calls (a replay shard's
+            // inserts) do not hold up small latency-bound ones (its samples)
+            // that came in with them. Requests of one caller are reordered
+            // too: a caller that needs a bulk call applied first waits for
+            // its reply.
+};
+
 class Endpoint {
  public:
   // Creates the UCX context and worker and starts the progress thread.
@@ -129,7 +141,8 @@ class Endpoint {
   // Registers (or replaces) a method; visible to calls received after it
   // returns. Names are 1..255 bytes.
   void register_method(const std::string& method, Handler handler);
-  void register_async_method(const std::string& method, AsyncHandler handler);
+  void register_async_method(const std::string& method, AsyncHandler handler,
+                             MethodOrder order = MethodOrder::arrival);
 
   // This endpoint's UCX worker address (what publish() puts in the directory).
   const Bytes& address() const noexcept;
