@@ -101,10 +101,13 @@ class ReplayError(Exception):
 
 class ReplayTimeout(ReplayError, TimeoutError):
     """The call's timeout passed before the service could serve it (a rate
-    limiter that holds samples or inserts back, an empty queue)."""
+    limiter that holds samples or inserts back, an empty queue). `samples`:
+    what a sample() of several items had got before it (out of the table
+    already when it is a queue or a stack), else empty."""
 
-    def __init__(self, message):
+    def __init__(self, message, samples=()):
         super().__init__("timeout", message)
+        self.samples = list(samples)
 
 
 class Empty(ReplayTimeout, _queue.Empty):
@@ -389,18 +392,32 @@ class Client(_Closing):
     def sample(self, table, n=1, timeout=None):
         """n items of `table` (a list of Sample), from one shard or several;
         waits while the tables cannot give them, up to `timeout` seconds
-        (ReplayTimeout then; timeout=0: only what is there now)."""
+        (ReplayTimeout then, whose `samples` are the items got before it, so
+        that none taken out of a queue or a stack is lost; timeout=0: only
+        what is there now). The items may come from several shards."""
         deadline, out = _Deadline(timeout), []
         while len(out) < n:
             want = min(n - len(out), _MAX_ITEMS)
-            out.extend(self._samples(self._pull("sample", self._sample_body(table, want, 1), deadline)))
+            try:
+                reply = self._pull("sample", self._sample_body(table, want, 1), deadline)
+            except ReplayTimeout as timeout_error:
+                if not out:
+                    raise
+                raise ReplayTimeout(str(timeout_error), out) from None
+            out.extend(self._samples(reply))
         return out
 
     def sampler(self, table, batch_size, prefetch=4, timeout=None):
         """Batches of `batch_size` Samples without end, with `prefetch` sample
         requests out at once over the shards (Reverb's
         max_in_flight_samples_per_worker). `timeout`: the longest wait for
-        one batch (ReplayTimeout)."""
+        one batch (ReplayTimeout). On a queue or a stack, where a sample takes
+        its items out, nothing is prefetched: each batch is one sample() when
+        the generator asks for it, so closing the generator loses no item."""
+        kinds = {info.tables[table].kind for info in self.info(timeout) if table in info.tables}
+        if kinds & {"queue", "stack"}:
+            while True:
+                yield self.sample(table, batch_size, timeout)
         shards = len(self.shards)
         pending = collections.deque()
         carry = []

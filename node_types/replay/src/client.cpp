@@ -322,8 +322,23 @@ void Sampler::refill() {
   }
 }
 
+bool Sampler::takes_items_out(SteadyTime deadline) {
+  if (!takes_out_) {
+    const auto reply = client_->call(0, "info", wire::encode_caller_only(client_->caller()), Milliseconds(0), deadline);
+    if (!reply) deadline_passed("sample from '" + table_ + "' (asking the table's kind)");
+    const InfoReply info = wire::decode_info_reply(*reply);
+    accepted(info, "info");
+    takes_out_ = false;  // a table unknown there: the samples say so
+    for (const auto& t : info.tables) {
+      if (t.name == table_) takes_out_ = t.kind == TableKind::queue || t.kind == TableKind::stack;
+    }
+  }
+  return *takes_out_;
+}
+
 std::vector<Sample> Sampler::next(std::optional<Milliseconds> timeout) {
   const SteadyTime deadline = std::chrono::steady_clock::now() + timeout.value_or(client_->options().default_timeout);
+  if (in_flight_.empty() && takes_items_out(deadline)) return client_->sample(table_, batch_, left(deadline));
   const Milliseconds wait = client_->options().max_wait;
   refill();
   while (true) {

@@ -102,6 +102,18 @@ void basic(replay::Client& rb) {
   std::set<std::string> unique(got.begin(), got.end());
   check(got.size() == 50 && unique.size() == 50, "the sampler pops each queued item once");
   check(got.front() == "task0", "the queue is FIFO");
+  // A sampler on a queue prefetches nothing: dropped after one batch, it
+  // has taken out only that batch (with 4 samples in flight it took up to 20).
+  {
+    auto writer = rb.writer("tasks", 4, 10);
+    for (int i = 0; i < 20; ++i) writer.append(channels::as_view("more" + std::to_string(i)));
+    writer.flush();
+    auto one_batch = rb.sampler("tasks", 5, 4);
+    const auto batch = one_batch.next(10s);
+    check(batch.size() == 5 && text_of(batch.front().data) == "more0", "a queue sampler's batch is the queue's head");
+  }
+  check(table_info(rb.info(), "tasks")->size == 15, "a dropped queue sampler took out only the batch it returned");
+  check(rb.sample("tasks", 15, 10s).size() == 15, "the rest is still there");
 
   // Priorities and deletes (one-way), seen through a max-heap table.
   const replay::Key low = rb.insert(channels::as_view("low"), {{"heap", 1.0}});

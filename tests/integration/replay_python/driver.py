@@ -93,6 +93,25 @@ try:
 except replay.Empty:
     pass
 
+# A sampler on a queue prefetches nothing: closed after one batch, it has
+# taken out only that batch.
+for i in range(12):
+    rb.insert(b"job%d" % i, priorities={"tasks": 1.0})
+batches = rb.sampler("tasks", batch_size=4, prefetch=4, timeout=30)
+first = next(batches)
+batches.close()
+check(len(first) == 4, "a queue sampler's batch has %d items" % len(first))
+check(rb.size("tasks") == 8, "a closed queue sampler left %d items, not 8" % rb.size("tasks"))
+check(len(rb.sample("tasks", n=8, timeout=10)) == 8, "the rest of the queue was not there")
+# A sample of several items that times out hands over what it had taken.
+rb.insert(b"last", priorities={"tasks": 1.0})
+try:
+    rb.sample("tasks", n=2, timeout=0.5)
+    check(False, "a sample of 2 from a queue of 1 did not time out")
+except replay.ReplayTimeout as error:
+    check([s.data for s in error.samples] == [b"last"], "the timeout carried %r" % error.samples)
+check(rb.size("tasks") == 0, "the queue kept %d items" % rb.size("tasks"))
+
 # Errors of the service reach the caller with its message.
 try:
     rb.sample("no_such_table", n=1, timeout=5)

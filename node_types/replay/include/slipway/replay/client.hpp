@@ -156,6 +156,11 @@ class Writer {
 
 // Keeps `prefetch` samples of `batch` items in flight over the shards;
 // next() returns one batch (waiting up to the timeout).
+//
+// On a queue or a stack, where a sample takes its items out, nothing is
+// prefetched: next() is one Client::sample() of `batch` items (all or none,
+// each request awaited), so no item is taken that next() does not return.
+// The table's kind is asked once, of the first shard, at the first next().
 class Sampler {
  public:
   Sampler(Client& client, std::string table, std::uint32_t batch, std::size_t prefetch);
@@ -163,10 +168,12 @@ class Sampler {
 
  private:
   void refill();
+  bool takes_items_out(std::chrono::steady_clock::time_point deadline);
   Client* client_;
   std::string table_;
   std::uint32_t batch_;
   std::size_t prefetch_;
+  std::optional<bool> takes_out_;  // known after the first next()
   std::deque<Client::Call> in_flight_;
 };
 
