@@ -250,7 +250,8 @@ Writer::Writer(Client& client, std::string table, std::size_t max_in_flight, std
     : client_(&client),
       table_(std::move(table)),
       max_in_flight_(std::max<std::size_t>(1, max_in_flight)),
-      batch_(std::clamp<std::size_t>(batch, 1, wire::kMaxItemsPerCall)) {}
+      batch_(std::clamp<std::size_t>(batch, 1, wire::kMaxItemsPerCall)),
+      pending_(client.caller(), table_, static_cast<std::uint32_t>(client.options().max_wait.count())) {}
 
 Writer::~Writer() {
   if (client_ == nullptr) return;  // moved from
@@ -262,19 +263,15 @@ Writer::~Writer() {
 }
 
 void Writer::append(channels::ByteView data, double priority) {
-  pending_.emplace_back(Bytes(data.begin(), data.end()), priority);
-  if (pending_.size() >= batch_) send_pending(std::chrono::steady_clock::now() + client_->options().default_timeout);
+  pending_.add(data, priority);
+  if (pending_.items() >= batch_) send_pending(std::chrono::steady_clock::now() + client_->options().default_timeout);
 }
 
 void Writer::send_pending(SteadyTime deadline) {
-  if (pending_.empty()) return;
+  if (pending_.items() == 0) return;
   while (in_flight_.size() >= max_in_flight_) settle_oldest(deadline);
   const Milliseconds wait = client_->options().max_wait;
-  std::vector<std::pair<wire::View, std::vector<std::pair<std::string, double>>>> items;
-  items.reserve(pending_.size());
-  for (const auto& [data, priority] : pending_) items.push_back({data, {{table_, priority}}});
-  Bytes body = wire::encode_insert(client_->caller(), client_->next_seq(), static_cast<std::uint32_t>(wait.count()), items);
-  pending_.clear();
+  Bytes body = pending_.finish(client_->next_seq());
   const std::size_t shard = client_->next_shard();
   auto reply = client_->send(shard, "insert", body, wait);
   in_flight_.push_back({shard, std::move(body), std::move(reply)});

@@ -1,6 +1,7 @@
 // Encoding and decoding of the replay wire protocol (docs/replay.md).
 #include "slipway/replay/wire.hpp"
 
+#include <cstring>
 #include <limits>
 
 namespace slipway::replay::wire {
@@ -128,6 +129,42 @@ Bytes encode_insert(const Caller& caller, std::uint64_t seq, std::uint32_t wait_
     }
   }
   return out;
+}
+
+InsertEncoder::InsertEncoder(const Caller& caller, std::string table, std::uint32_t wait_ms)
+    : caller_(caller), table_(std::move(table)), wait_ms_(wait_ms) {}
+
+void InsertEncoder::start() {
+  ByteWriter w(out_);
+  put_caller(w, caller_);
+  seq_at_ = out_.size();
+  w.u64(0);
+  w.u32(wait_ms_);
+  count_at_ = out_.size();
+  w.u32(0);
+}
+
+void InsertEncoder::add(View data, double priority) {
+  if (items_ == 0) start();
+  out_.reserve(out_.size() + data.size() + 16 + table_.size());
+  ByteWriter w(out_);
+  w.blob(data);
+  w.u16(1);
+  w.str(table_);
+  w.f64(priority);
+  ++items_;
+}
+
+Bytes InsertEncoder::finish(std::uint64_t seq) {
+  if (items_ == 0) start();
+  const auto count = static_cast<std::uint32_t>(items_);
+  std::memcpy(out_.data() + seq_at_, &seq, sizeof seq);
+  std::memcpy(out_.data() + count_at_, &count, sizeof count);
+  items_ = 0;
+  Bytes body = std::move(out_);
+  out_ = Bytes();
+  out_.reserve(body.capacity());  // the next batch is likely the same size
+  return body;
 }
 
 Bytes encode_sample(const Caller& caller, const SampleRequest& request) {

@@ -27,6 +27,20 @@ TEST_CASE("an insert request round-trips - caller block first") {
   CHECK(request.items[0].priorities == std::vector<std::pair<std::string, double>>{{"experience", 0.5}, {"tasks", 2.0}});
 }
 
+TEST_CASE("an insert built item by item is the same request as encode_insert, batch after batch") {
+  wire::InsertEncoder encoder(caller("actor", 3, 2, 99), "experience", 500);
+  for (std::uint64_t seq : {17u, 18u}) {
+    const Bytes a = bytes_of("alpha" + std::to_string(seq)), b = bytes_of(std::string(300, 'b'));
+    encoder.add(a, 0.5);
+    encoder.add(b, 2.0);
+    CHECK(encoder.items() == 2);
+    const Bytes built = encoder.finish(seq);
+    CHECK(encoder.items() == 0);
+    CHECK(built == wire::encode_insert(caller("actor", 3, 2, 99), seq, 500,
+                                       {{a, {{"experience", 0.5}}}, {b, {{"experience", 2.0}}}}));
+  }
+}
+
 TEST_CASE("the caller block has the documented layout") {
   const Bytes body = wire::encode_caller_only(caller("ab", 1, 2, 3));
   const std::vector<unsigned> expected{1, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 'a', 'b'};

@@ -149,7 +149,7 @@ class Writer {
   std::string table_;
   std::size_t max_in_flight_;
   std::size_t batch_;
-  std::vector<std::pair<channels::Bytes, double>> pending_;
+  wire::InsertEncoder pending_;  // the batch being appended
   std::deque<InFlight> in_flight_;
   std::vector<Key> keys_;
 };

@@ -58,6 +58,27 @@ Caller get_caller(ByteReader& r);  // throws ByteError for another version
 Bytes encode_caller_only(const Caller& caller);  // info, checkpoint
 Bytes encode_insert(const Caller& caller, std::uint64_t seq, std::uint32_t wait_ms,
                     const std::vector<std::pair<View, std::vector<std::pair<std::string, double>>>>& items);
+// An insert request of items into one table, built as they come (a
+// Writer's batch): the same bytes as encode_insert, without a copy of each
+// item on the way. finish() sets the seq and the item count, returns the
+// request and leaves the encoder empty.
+class InsertEncoder {
+ public:
+  InsertEncoder(const Caller& caller, std::string table, std::uint32_t wait_ms);
+  void add(View data, double priority);
+  std::size_t items() const noexcept { return items_; }
+  Bytes finish(std::uint64_t seq);
+
+ private:
+  void start();
+  Caller caller_;
+  std::string table_;
+  std::uint32_t wait_ms_;
+  Bytes out_;
+  std::size_t items_ = 0;
+  std::size_t seq_at_ = 0;  // offsets of the fields finish() sets
+  std::size_t count_at_ = 0;
+};
 Bytes encode_sample(const Caller& caller, const SampleRequest& request);
 Bytes encode_lease(const Caller& caller, const LeaseRequest& request);
 Bytes encode_mutate(const Caller& caller, const MutateRequest& request);
