@@ -82,8 +82,15 @@ void AsioTransport::set_listening(bool on) {
 void AsioTransport::wait_events() {
   events_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const asio::error_code& ec) {
     if (shut_ || ec == asio::error::operation_aborted) return;
+    // Waiting again even when a turn throws (the server loop logs it and
+    // goes on): every connection's events come through this one wait.
+    struct Rearm {
+      AsioTransport& t;
+      ~Rearm() {
+        if (!t.shut_) t.wait_events();
+      }
+    } rearm{*this};
     on_events();
-    if (!shut_) wait_events();
   });
 }
 
@@ -105,11 +112,18 @@ void AsioTransport::on_events() {
     Connection* c = find(id);
     if (!c) continue;  // dropped earlier in this turn
     const std::uint32_t what = events[i].events;
-    if (c->waiting_write && (what & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
-      c->waiting_write = false;
-      flush(id, *c);
+    try {
+      if (c->waiting_write && (what & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+        c->waiting_write = false;
+        flush(id, *c);
+      }
+      if (what & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) read_from(id);
+    } catch (const std::exception& error) {
+      // Its edge is consumed: a connection left half-handled would never be
+      // read again. Drop it (its member is reported gone) and go on.
+      rdzv_log()->error("rendezvous: dropping a connection whose input failed: {}", error.what());
+      if (Connection* failed = find(id)) drop(id, *failed, true);
     }
-    if (what & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) read_from(id);
   }
   after_engine_call();
 }
