@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <map>
+#include <random>
+#include <set>
 
 #include "slipway/replay/selector.hpp"
 #include "slipway/replay/sum_tree.hpp"
@@ -36,6 +38,47 @@ TEST_CASE("fifo and lifo select in key order - removals respected") {
   CHECK(lifo->select(rng).key == 7);
   CHECK_THROWS_AS(fifo->remove(3), std::logic_error);
   CHECK_THROWS_AS(fifo->insert(5, 1.0), std::logic_error);
+}
+
+TEST_CASE("fifo and lifo agree with an ordered set over random inserts, removals and re-inserts") {
+  auto fifo = make_selector({SelectorKind::fifo, 1.0});
+  auto lifo = make_selector({SelectorKind::lifo, 1.0});
+  std::set<Key> model;
+  std::mt19937_64 random(11);
+  Rng rng(1);
+  Key next = 1000;
+  for (int step = 0; step < 20000; ++step) {
+    const auto roll = random() % 10;
+    if (roll < 5 || model.empty()) {
+      // Mostly growing keys; now and then one below the largest (a restore).
+      const Key key = roll == 0 ? random() % next : next++;
+      if (model.count(key) != 0) {
+        CHECK_THROWS_AS(fifo->insert(key, 0.0), std::logic_error);
+        continue;
+      }
+      fifo->insert(key, 0.0);
+      lifo->insert(key, 0.0);
+      model.insert(key);
+    } else {
+      // Remove the first, the last, or one in the middle.
+      auto it = model.begin();
+      if (roll == 6) it = std::prev(model.end());
+      if (roll >= 7) std::advance(it, static_cast<long>(random() % model.size()));
+      fifo->remove(*it);
+      lifo->remove(*it);
+      CHECK_THROWS_AS(fifo->update(*it, 1.0), std::logic_error);
+      model.erase(it);
+    }
+    REQUIRE(fifo->size() == model.size());
+    if (!model.empty()) {
+      REQUIRE(fifo->select(rng).key == *model.begin());
+      REQUIRE(lifo->select(rng).key == *model.rbegin());
+    }
+  }
+  fifo->clear();
+  CHECK(fifo->size() == 0);
+  fifo->insert(5, 0.0);
+  CHECK(fifo->select(rng).key == 5);
 }
 
 TEST_CASE("max and min heaps follow priorities - updates and removals - ties to the lower key") {
