@@ -6,6 +6,9 @@
 namespace slipway::replay::detail {
 
 std::size_t OrderSelector::find(Key key) const {
+  // Most removals take an end (the remover's or the sampler's pick).
+  if (!keys_.empty() && keys_.front().key == key) return 0;
+  if (!keys_.empty() && keys_.back().key == key) return keys_.size() - 1;
   const auto it = std::lower_bound(keys_.begin(), keys_.end(), key,
                                    [](const Entry& entry, Key k) { return entry.key < k; });
   return it != keys_.end() && it->key == key ? static_cast<std::size_t>(it - keys_.begin()) : keys_.size();
