@@ -235,43 +235,35 @@ void EndpointCore::add_method(const std::string& method, AsyncHandler handler, M
 void EndpointCore::push(Event event) { events_.push_back(std::move(event)); }
 
 // Handles what the last poll took in, in arrival order, except requests to
-// bulk methods (MethodOrder::bulk): those go last.
+// bulk methods (MethodOrder::bulk): those go last, one at a time, and what a
+// bulk handler let in (a send completing inline) goes before the next one.
 void EndpointCore::after_progress() {
-  auto handle_one = [this](Event& event) {
-    try {
-      handle(event);
-    } catch (const std::exception&) {
-      // A failure handling one event (e.g. no memory) must not stop the loop;
-      // the call concerned times out.
+  for (;;) {
+    while (!events_.empty()) {
+      Event event = std::move(events_.front());
+      events_.pop_front();
+      if (event.type == Event::Type::request && !bulk_methods_.empty() &&
+          bulk_methods_.count(event.header.method) != 0) {
+        bulk_requests_.push_back(std::move(event));
+        continue;
+      }
+      handle_contained(event);
     }
-  };
-  while (!events_.empty()) {
-    Event event = std::move(events_.front());
-    events_.pop_front();
-    if (event.type == Event::Type::request && !bulk_methods_.empty() &&
-        bulk_methods_.count(event.header.method) != 0) {
-      bulk_requests_.push_back(std::move(event));
-      continue;
-    }
-    handle_one(event);
-  }
-  while (!bulk_requests_.empty()) {
+    if (bulk_requests_.empty()) break;
     Event event = std::move(bulk_requests_.front());
     bulk_requests_.pop_front();
-    handle_one(event);
-    // A bulk handler's reply may have let new events in (a send completing
-    // inline): the small ones among them still go first.
-    while (!events_.empty()) {
-      Event next = std::move(events_.front());
-      events_.pop_front();
-      if (next.type == Event::Type::request && bulk_methods_.count(next.header.method) != 0) {
-        bulk_requests_.push_back(std::move(next));
-      } else {
-        handle_one(next);
-      }
-    }
+    handle_contained(event);
   }
   if (!lingering_.empty()) close_idle_lingering();
+}
+
+void EndpointCore::handle_contained(Event& event) {
+  try {
+    handle(event);
+  } catch (const std::exception&) {
+    // A failure handling one event (e.g. no memory) must not stop the loop;
+    // the call concerned times out.
+  }
 }
 
 void EndpointCore::handle(Event& event) {

@@ -158,6 +158,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void after_progress();
   bool has_events() const noexcept { return !events_.empty(); }
   void handle(Event& event);
+  void handle_contained(Event& event);  // handle(), a failure leaving the call to time out
   void stop_everything();
 
   // Caller side (core_calls.cpp).
