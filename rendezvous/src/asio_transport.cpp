@@ -28,6 +28,8 @@ constexpr int kReadsPerTurn = 16;
 constexpr int kEventsPerTurn = 256;
 constexpr int kAcceptsPerTurn = 64;
 constexpr std::uint64_t kListenerKey = 0;  // connection ids start at 1
+// A connection's registration (edge-triggered; EPOLLOUT added while a write waits).
+constexpr std::uint32_t kConnectionEvents = EPOLLIN | EPOLLRDHUP | EPOLLET;
 
 }  // namespace
 
@@ -39,13 +41,7 @@ AsioTransport::AsioTransport(asio::io_context& io, const Limits& limits)
   events_.assign(set);
 }
 
-AsioTransport::~AsioTransport() {
-  if (listener_ >= 0) ::close(listener_);
-}
-
-AsioTransport::Connection::~Connection() {
-  if (fd >= 0) ::close(fd);
-}
+AsioTransport::~AsioTransport() = default;
 
 AsioTransport::Connection* AsioTransport::find(ConnId id) {
   auto it = conns_.find(id);
@@ -59,10 +55,10 @@ void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
   acceptor.set_option(asio::ip::tcp::no_delay(true), ec);
   if (!ec) acceptor.non_blocking(true, ec);
   if (ec) throw std::system_error(ec, "rendezvous: preparing the listener");
-  listener_ = acceptor.release();
+  listener_ = detail::Fd(acceptor.release());
   epoll_event ev{};
   ev.data.u64 = kListenerKey;
-  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, listener_, &ev) != 0) {
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, listener_.get(), &ev) != 0) {
     throw std::system_error(errno, std::generic_category(), "rendezvous: epoll_ctl(listener)");
   }
   set_listening(true);
@@ -72,11 +68,11 @@ void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
 // Arms or disarms the listener's EPOLLIN (level-triggered: connections left
 // in the backlog are reported again on the next turn).
 void AsioTransport::set_listening(bool on) {
-  if (listening_ == on || listener_ < 0) return;
+  if (listening_ == on || !listener_) return;
   epoll_event ev{};
   ev.events = on ? static_cast<std::uint32_t>(EPOLLIN) : 0u;
   ev.data.u64 = kListenerKey;
-  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, listener_, &ev) == 0) listening_ = on;
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, listener_.get(), &ev) == 0) listening_ = on;
 }
 
 void AsioTransport::wait_events() {
@@ -134,9 +130,9 @@ void AsioTransport::accept_ready() {
   for (int k = 0; k < kAcceptsPerTurn && !shut_; ++k) {
     sockaddr_storage peer_addr{};
     socklen_t peer_len = sizeof peer_addr;
-    const int fd = ::accept4(listener_, reinterpret_cast<sockaddr*>(&peer_addr), &peer_len,
-                             SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
+    detail::Fd accepted(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&peer_addr), &peer_len,
+                                  SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!accepted) {
       if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
       // Typically EMFILE: back off instead of spinning on a full table.
@@ -153,13 +149,13 @@ void AsioTransport::accept_ready() {
     std::memcpy(from.data(), &peer_addr, std::min<std::size_t>(peer_len, sizeof peer_addr));
     from.resize(peer_len);
     const ConnId id = next_id_++;
-    auto& c = *conns_.emplace(id, std::make_unique<Connection>(fd)).first->second;
+    auto& c = *conns_.emplace(id, std::make_unique<Connection>(std::move(accepted))).first->second;
     // Edge-triggered: registered once for its life; EPOLLOUT is added only
     // when a write finds the socket full (wait_writable).
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+    ev.events = kConnectionEvents;
     ev.data.u64 = id;
-    if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+    if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, c.fd.get(), &ev) != 0) {
       rdzv_log()->warn("rendezvous: cannot watch a new connection: {}", std::strerror(errno));
       drop(id, c, false);
       continue;
@@ -198,7 +194,7 @@ void AsioTransport::read_from(ConnId id) {
     c->read_paused = true;
     return;
   }
-  const int fd = c->fd;
+  const int fd = c->fd.get();
   for (int round = 0;; ++round) {
     const ssize_t n = ::recv(fd, read_buffer_.data(), read_buffer_.size(), MSG_DONTWAIT);
     if (n > 0) {
@@ -306,7 +302,7 @@ void AsioTransport::flush_dirty() {
 // (or at once if its peer does not read).
 void AsioTransport::flush(ConnId id, Connection& c) {
   if (c.waiting_write) return;
-  const int fd = c.fd;
+  const int fd = c.fd.get();
   while (c.out_head < c.out.size()) {
     iovec iov[kMaxIov];
     int count = 0;
@@ -352,7 +348,7 @@ void AsioTransport::flush(ConnId id, Connection& c) {
     resume_.push_back(id);
   }
   if (c.closing) {
-    ::shutdown(c.fd, SHUT_WR);
+    ::shutdown(c.fd.get(), SHUT_WR);
     drop(id, c, false);
   }
 }
@@ -363,16 +359,15 @@ void AsioTransport::wait_writable(ConnId id, Connection& c) {
   c.waiting_write = true;
   if (c.out_armed) return;
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  ev.events = kConnectionEvents | EPOLLOUT;
   ev.data.u64 = id;
-  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, c.fd, &ev) == 0) c.out_armed = true;
+  if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_MOD, c.fd.get(), &ev) == 0) c.out_armed = true;
 }
 
 void AsioTransport::drop(ConnId id, Connection& c, bool tell_engine) {
   if (c.dead) return;
   c.dead = true;
-  ::close(c.fd);  // leaves the epoll set with it
-  c.fd = -1;
+  c.fd.reset();  // leaves the epoll set with it
   dead_.push_back(id);
   if (tell_engine) engine_->disconnected(id, SteadyClock::now());
 }
@@ -448,8 +443,7 @@ TransportStats AsioTransport::stats() const {
 void AsioTransport::shutdown() {
   shut_ = true;
   asio::error_code ignored;
-  if (listener_ >= 0) ::close(listener_);
-  listener_ = -1;
+  listener_.reset();
   events_.cancel(ignored);
   timer_.cancel();
   accept_backoff_.cancel();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "slipway/rendezvous/engine.hpp"
+#include "socket_fd.hpp"
 #include "slipway/rendezvous/server.hpp"
 
 namespace slipway::rendezvous {
@@ -61,11 +62,8 @@ class AsioTransport : public Transport {
     const char* data() const { return shared ? shared->data() : owned.data(); }
   };
   struct Connection {
-    explicit Connection(int descriptor) : fd(descriptor) {}
-    ~Connection();
-    Connection(const Connection&) = delete;
-    Connection& operator=(const Connection&) = delete;
-    int fd;  // owned: closed by drop() or the destructor
+    explicit Connection(detail::Fd descriptor) : fd(std::move(descriptor)) {}
+    detail::Fd fd;  // closed by drop() (it leaves the epoll set with it)
     std::vector<Chunk> out;
     std::size_t out_head = 0;    // first chunk not fully written
     std::size_t out_offset = 0;  // bytes of out[out_head] already written
@@ -101,7 +99,7 @@ class AsioTransport : public Transport {
   asio::io_context& io_;
   Engine* engine_ = nullptr;
   asio::posix::stream_descriptor events_;  // the epoll set, waited on by Asio
-  int listener_ = -1;                      // owned (released from the acceptor); closed by shutdown()
+  detail::Fd listener_;                    // released from the acceptor; closed by shutdown()
   bool listening_ = false;                 // the listener's EPOLLIN is armed
   asio::steady_timer timer_;
   asio::steady_timer accept_backoff_;
