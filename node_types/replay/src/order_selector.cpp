@@ -5,12 +5,15 @@
 
 namespace slipway::replay::detail {
 
-std::size_t OrderSelector::find(Key key) const {
+std::deque<OrderSelector::Entry>::iterator OrderSelector::lower(Key key) {
+  return std::lower_bound(keys_.begin(), keys_.end(), key, [](const Entry& entry, Key k) { return entry.key < k; });
+}
+
+std::size_t OrderSelector::find(Key key) {
   // Most removals take an end (the remover's or the sampler's pick).
   if (!keys_.empty() && keys_.front().key == key) return 0;
   if (!keys_.empty() && keys_.back().key == key) return keys_.size() - 1;
-  const auto it = std::lower_bound(keys_.begin(), keys_.end(), key,
-                                   [](const Entry& entry, Key k) { return entry.key < k; });
+  const auto it = lower(key);
   return it != keys_.end() && it->key == key ? static_cast<std::size_t>(it - keys_.begin()) : keys_.size();
 }
 
@@ -18,8 +21,7 @@ void OrderSelector::insert(Key key, double) {
   if (keys_.empty() || key > keys_.back().key) {
     keys_.push_back({key, true});
   } else {
-    const auto it = std::lower_bound(keys_.begin(), keys_.end(), key,
-                                     [](const Entry& entry, Key k) { return entry.key < k; });
+    const auto it = lower(key);
     if (it != keys_.end() && it->key == key) {
       if (it->live) duplicate_key(key);
       it->live = true;

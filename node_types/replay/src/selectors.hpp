@@ -48,7 +48,8 @@ class OrderSelector final : public Selector {
     Key key;
     bool live;
   };
-  std::size_t find(Key key) const;  // index of the key's entry (live or not), or keys_.size()
+  std::deque<Entry>::iterator lower(Key key);  // the first entry not below key
+  std::size_t find(Key key);                   // index of the key's entry (live or not), or keys_.size()
   bool alive(std::size_t index) const { return index < keys_.size() && keys_[index].live; }
   void trim();
   bool lifo_;

@@ -109,6 +109,26 @@ Bytes encode_caller_only(const Caller& caller) {
   return request_of(caller, [](ByteWriter&) {});
 }
 
+namespace {
+
+// An insert request's head: the caller block, seq, wait and item count.
+void put_insert_head(ByteWriter& w, const Caller& caller, std::uint64_t seq, std::uint32_t wait_ms,
+                     std::uint32_t items) {
+  put_caller(w, caller);
+  w.u64(seq);
+  w.u32(wait_ms);
+  w.u32(items);
+}
+
+// One item's part of an insert request, after its data: its table count,
+// then each table and priority (put_insert_table).
+void put_insert_table(ByteWriter& w, std::string_view table, double priority) {
+  w.str(table);
+  w.f64(priority);
+}
+
+}  // namespace
+
 Bytes encode_insert(const Caller& caller, std::uint64_t seq, std::uint32_t wait_ms,
                     const std::vector<std::pair<View, std::vector<std::pair<std::string, double>>>>& items) {
   Bytes out;
@@ -116,17 +136,11 @@ Bytes encode_insert(const Caller& caller, std::uint64_t seq, std::uint32_t wait_
   for (const auto& item : items) size += item.first.size() + 8 + item.second.size() * 32;
   out.reserve(size);
   ByteWriter w(out);
-  put_caller(w, caller);
-  w.u64(seq);
-  w.u32(wait_ms);
-  w.u32(static_cast<std::uint32_t>(items.size()));
+  put_insert_head(w, caller, seq, wait_ms, static_cast<std::uint32_t>(items.size()));
   for (const auto& [data, tables] : items) {
     w.blob(data);
     w.u16(static_cast<std::uint16_t>(tables.size()));
-    for (const auto& [table, priority] : tables) {
-      w.str(table);
-      w.f64(priority);
-    }
+    for (const auto& [table, priority] : tables) put_insert_table(w, table, priority);
   }
   return out;
 }
@@ -136,12 +150,9 @@ InsertEncoder::InsertEncoder(const Caller& caller, std::string table, std::uint3
 
 void InsertEncoder::start() {
   ByteWriter w(out_);
-  put_caller(w, caller_);
-  seq_at_ = out_.size();
-  w.u64(0);
-  w.u32(wait_ms_);
-  count_at_ = out_.size();
-  w.u32(0);
+  put_insert_head(w, caller_, 0, wait_ms_, 0);
+  count_at_ = out_.size() - sizeof(std::uint32_t);
+  seq_at_ = count_at_ - sizeof(std::uint32_t) - sizeof(std::uint64_t);
 }
 
 void InsertEncoder::add(View data, double priority) {
@@ -150,8 +161,7 @@ void InsertEncoder::add(View data, double priority) {
   ByteWriter w(out_);
   w.blob(data);
   w.u16(1);
-  w.str(table_);
-  w.f64(priority);
+  put_insert_table(w, table_, priority);
   ++items_;
 }
 
