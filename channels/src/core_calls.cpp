@@ -269,6 +269,7 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
     push(std::move(event));
   });
   peer.generation = generation;
+  peer.replies = 0;
   // Eager, so that it reaches the callee before the calls that follow it on
   // this connection (a callee drops requests from senders it has not heard
   // from); a rendezvous hello would complete after them.
@@ -293,6 +294,10 @@ void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
   }
   auto it = calls_.find(header.call_id);
   if (it == calls_.end() || it->second.oneway || !it->second.transmitted) return;
+  if (auto pit = peers_.find(it->second.peer); pit != peers_.end()) {
+    pit->second.replies++;
+    pit->second.last_reply = ProgressLoop::Clock::now();
+  }
   if (header.kind == wire::Kind::reply_ok) {
     finish(header.call_id, {std::move(data), nullptr});
     return;
@@ -376,10 +381,17 @@ void EndpointCore::expire(std::uint64_t call_id) {
   const Peer& peer = pit->second;
   std::string ms = std::to_string(call.timeout.count()) + " ms";
   if (call.transmitted) {
+    std::string history = "no call on this connection has been answered yet";
+    if (peer.replies > 0) {
+      const auto ago = std::chrono::duration_cast<std::chrono::milliseconds>(
+          ProgressLoop::Clock::now() - peer.last_reply);
+      history = std::to_string(peer.replies) + " call(s) on this connection were answered, the "
+                "last " + std::to_string(ago.count()) + " ms ago";
+    }
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
-             " without a reply; check that " + peer.label + " is running and not stuck, or "
-             "give the call a longer timeout");
+             " without a reply (" + history + "); check that " + peer.label +
+             " is running and not stuck, or give the call a longer timeout");
   } else if (peer.address && peer.failed_address == peer.address) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +

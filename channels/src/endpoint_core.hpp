@@ -74,6 +74,11 @@ struct Peer {
   std::optional<Bytes> failed_address;
   std::chrono::steady_clock::time_point failed_at;
   bool retry_scheduled = false;
+  // Replies received on `ep` (since it connected), and when the last came:
+  // a timeout's message tells a callee that answers nothing on this
+  // connection from one that answers others but not this call.
+  std::uint64_t replies = 0;
+  std::chrono::steady_clock::time_point last_reply;
 };
 
 inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
