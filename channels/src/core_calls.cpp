@@ -270,15 +270,21 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
   });
   peer.generation = generation;
   peer.replies = 0;
+  say_hello(peer);
+}
+
+void EndpointCore::say_hello(Peer& peer) {
   // Eager, so that it reaches the callee before the calls that follow it on
   // this connection (a callee drops requests from senders it has not heard
   // from); a rendezvous hello would complete after them.
+  peer.hello_due = false;
   send_message(*peer.ep, wire::kRequestAm,
-               wire::Header{wire::Kind::hello, 0, id_, generation, {}},
+               wire::Header{wire::Kind::hello, 0, id_, peer.generation, {}},
                wire::encode_hello(name_, worker_->address()), 0, false, UCP_AM_SEND_FLAG_EAGER);
 }
 
 void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
+  if (peer.hello_due) say_hello(peer);
   call.transmitted = true;
   peer.in_flight.insert(call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
@@ -378,9 +384,10 @@ void EndpointCore::expire(std::uint64_t call_id) {
   const Call& call = it->second;
   auto pit = peers_.find(call.peer);
   if (pit == peers_.end()) return;
-  const Peer& peer = pit->second;
+  Peer& peer = pit->second;
   std::string ms = std::to_string(call.timeout.count()) + " ms";
   if (call.transmitted) {
+    if (peer.ep) peer.hello_due = true;
     std::string history = "no call on this connection has been answered yet";
     if (peer.replies > 0) {
       const auto ago = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -79,6 +79,10 @@ struct Peer {
   // connection from one that answers others but not this call.
   std::uint64_t replies = 0;
   std::chrono::steady_clock::time_point last_reply;
+  // A call on `ep` timed out: the next one is preceded by a hello again,
+  // so that a callee that dropped ours (it had no place for another caller
+  // then) or forgot us (its connection to us failed) takes us back.
+  bool hello_due = false;
 };
 
 inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
@@ -170,6 +174,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void begin_call(std::uint64_t peer_id, std::string method, Bytes request,
                   std::chrono::milliseconds wait, bool oneway, CallDone done);
   void connect_peer(std::uint64_t peer_id, Peer& peer);
+  void say_hello(Peer& peer);
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;
   void flush_waiting(std::uint64_t peer_id);

@@ -1,6 +1,10 @@
 // Bounds on what a peer can make an endpoint allocate or queue: message
-// size limits on either side, bytes being received, queued requests.
+// size limits on either side, bytes being received, queued requests,
+// callers.
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "transports.hpp"
 
@@ -10,9 +14,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-ChannelError call_error(const Handle& handle, const std::string& method, Bytes request) {
+ChannelError call_error(const Handle& handle, const std::string& method, Bytes request,
+                        Timeout timeout = {}) {
   try {
-    handle.call(method, std::move(request));
+    handle.call(method, std::move(request), timeout);
   } catch (const ChannelError& e) {
     return e;
   }
@@ -153,4 +158,34 @@ TEST_CASE("requests beyond max_queued_requests are refused as overload", "[chann
     parked[0].reply(to_bytes("ok"));
   }
   CHECK(to_string(third.get()) == "ok");
+}
+
+TEST_CASE("a caller refused at max_callers is served once a place is free: it says hello again after a timeout",
+          "[channels][limits]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  auto options = options_for(tls, "full.0");
+  options.max_callers = 1;
+  Endpoint server(options);
+  server.register_method("echo", [](ByteView request) { return to_bytes(request); });
+  const Bytes ping = to_bytes("ping");
+  auto first = std::make_unique<Endpoint>(options_for(tls, "first"));
+  std::optional<Handle> a(first->connect(server.address(), "full.0"));
+  CHECK(a->call("echo", ping) == ping);
+  Endpoint second(options_for(tls, "second"));
+  Handle b = second.connect(server.address(), "full.0");
+  // The callee has no place for the second caller: it drops its hello and
+  // the calls that follow, which time out.
+  auto e = call_error(b, "echo", ping, 300ms);
+  CHECK(e.code() == Errc::timeout);
+  CHECK(server.stats().callers == 1);
+  // The first caller leaves: its place is free.
+  a.reset();
+  first.reset();
+  for (int i = 0; i < 300 && server.stats().callers > 0; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(server.stats().callers == 0);
+  // The second caller's next call is preceded by a new hello (its last call
+  // timed out), so it is served.
+  CHECK(b.call("echo", ping, 5s) == ping);
+  CHECK(server.stats().callers == 1);
 }
