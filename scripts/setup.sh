@@ -13,7 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   openmpi-bin libopenmpi-dev python3-mpi4py python3-torch
   bats iproute2 util-linux procps psmisc shellcheck
-  redis-server
+  redis-server libjemalloc-dev
   clang libclang-rt-14-dev
 )
 
