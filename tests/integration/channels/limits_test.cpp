@@ -12,21 +12,6 @@ using namespace slipway::channels;
 using namespace slipway::channels::testing;
 using namespace std::chrono_literals;
 
-namespace {
-
-ChannelError call_error(const Handle& handle, const std::string& method, Bytes request,
-                        Timeout timeout = {}) {
-  try {
-    handle.call(method, std::move(request), timeout);
-  } catch (const ChannelError& e) {
-    return e;
-  }
-  FAIL("the call to '" << method << "' should have failed");
-  throw std::logic_error("unreachable");
-}
-
-}  // namespace
-
 TEST_CASE("a request over the caller's own limit fails before anything is sent",
           "[channels][limits]") {
   Endpoint server(options_for("tcp", "server"));

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <string>
 
 #include "slipway/channels/endpoint.hpp"
@@ -32,6 +33,18 @@ inline Bytes pattern(std::size_t size, unsigned seed = 1) {
     out[i] = static_cast<std::byte>((i * 131 + seed * 7) & 0xff);
   }
   return out;
+}
+
+// The error of a call that must fail (the test fails if it returns).
+inline ChannelError call_error(const Handle& handle, const std::string& method, Bytes request,
+                               Timeout timeout = {}) {
+  try {
+    handle.call(method, std::move(request), timeout);
+  } catch (const ChannelError& e) {
+    return e;
+  }
+  FAIL("the call to '" << method << "' should have failed");
+  throw std::logic_error("unreachable");
 }
 
 }  // namespace slipway::channels::testing
