@@ -8,8 +8,9 @@
 // (so the learner can ask every actor for its episode count at the end,
 // through resolve_all) and resolves "learner" by name. Weights are 1 MiB of
 // floats: UCX moves them with its rendezvous protocol (zero-copy where the
-// transport can). The learner finishes after --steps updates; the actors are
-// daemons that slipway stops then.
+// transport can). The learner finishes after --steps updates, once every
+// actor has run an episode (one that started late is waited for, at most
+// 30 s); the actors are daemons that slipway stops then.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -64,11 +65,19 @@ int learner(int steps) {
     }
     std::this_thread::sleep_for(20ms);
   }
-  // Ask every actor how many episodes it ran (they serve too).
+  // Ask every actor how many episodes it ran (they serve too). The updates
+  // may come from the actors that started first: one that has run none yet
+  // is asked again until it has, while this endpoint still serves its
+  // reports.
   std::uint64_t total = 0;
   auto actors = endpoint.resolve_all("actor", 30s);
+  const auto patience = std::chrono::steady_clock::now() + 30s;
   for (const auto& actor : actors) {
-    auto episodes = call<std::uint64_t>(actor, "episodes", std::uint8_t{0}, 10s);
+    std::uint64_t episodes = 0;
+    while ((episodes = call<std::uint64_t>(actor, "episodes", std::uint8_t{0}, 10s)) == 0 &&
+           std::chrono::steady_clock::now() < patience) {
+      std::this_thread::sleep_for(20ms);
+    }
     std::printf("learner: %s ran %llu episodes\n", actor.name().c_str(),
                 static_cast<unsigned long long>(episodes));
     total += episodes;
