@@ -86,7 +86,7 @@ class _Options(ctypes.Structure):
 
 _HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                             ctypes.c_void_p)
-_DIRECTORIES = {"none": 0, "rendezvous": 1, "auto": 2}
+_DIRECTORIES = {"auto": 2, "rendezvous": 1, "none": 0}
 _lib = None
 _lib_lock = threading.Lock()
 
@@ -292,6 +292,9 @@ class Endpoint:
     def __init__(self, name=None, tls=None, net_devices=None, rndv_thresh=None,
                  max_message_bytes=0, handler_threads=0, default_timeout=None,
                  directory="auto", caller_progress=True, poll_limit=None, busy_poll=None):
+        if not isinstance(directory, str) or directory not in _DIRECTORIES:
+            raise ValueError("Endpoint(directory=%r): choose one of %s" % (
+                directory, ", ".join(repr(d) for d in _DIRECTORIES)))
         self._lib = load_library()
         options = _Options()
         self._lib.slipway_endpoint_options_init(ctypes.byref(options))

@@ -434,5 +434,21 @@ class LifecycleTest(unittest.TestCase):
             os.environ.update(saved)
 
 
+class EndpointOptionsTest(unittest.TestCase):
+    def test_an_unknown_directory_is_a_value_error_naming_the_choices(self):
+        class _NoLibrary:   # the check comes before the library is used
+            def __getattr__(self, name):
+                return lambda *args: None
+        real = sw.courier.load_library
+        sw.courier.load_library = _NoLibrary
+        try:
+            with self.assertRaises(ValueError) as caught:
+                sw.courier.Endpoint(directory="bogus")
+        finally:
+            sw.courier.load_library = real
+        for accepted in ("'auto'", "'rendezvous'", "'none'", "'bogus'"):
+            self.assertIn(accepted, str(caught.exception))
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]], verbosity=2)
