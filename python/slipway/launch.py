@@ -11,7 +11,14 @@ Emission, not a second launcher: the topology is the single source of truth
 and slipway does the launching. Before running, `slipway validate` checks
 it; its errors are reported at the Python line that made the node.
 local, slurm and sbatch replace this process with slipway (launch() does not
-return; the exit status is slipway's); test returns an Outcome.
+return; the exit status is slipway's); test returns an Outcome. Python nodes
+are shipped with cloudpickle beside the topology (slipway.shipping), except
+for toml, whose tasks rebuild the program from its file.
+
+Called in a task of the program (slipway.program_node imports the module,
+or calls the function that made the program, which may be Launchpad's
+`main()` that also launches it), launch() runs that task's node and exits:
+a program never launches itself again from its own tasks.
 
 The topology goes to --toml PATH, else: NAME.toml here (toml),
 .slipway/NAME.toml here (slurm, sbatch: other hosts read it, so the current
@@ -30,6 +37,7 @@ import sys
 import tempfile
 
 from . import program as _program
+from . import shipping
 from . import topology_writer
 
 __all__ = ["launch", "Outcome", "TopologyError", "find_slipway"]
@@ -150,6 +158,11 @@ def launch(program, launch_type=None, timeout=None, argv=None):
     (and the failing task's traceback) and, when the program failed or ran
     past its time, exits with slipway's (non-zero) status; else it returns
     the Outcome."""
+    from . import program_node
+    if program_node.serving():
+        # A task of this program (re-running the module or its main()): run
+        # this task's node, never launch the program again from inside it.
+        program_node.serve(program)
     argv = sys.argv if argv is None else argv
     options = _options(argv)
     from_code = launch_type is not None
@@ -199,8 +212,11 @@ def _launch(program, launch_type, timeout, options):
             pass
     else:
         slipway = find_slipway(options.slipway)
-    topology = topology_writer.write(program, slipway_binary=slipway)
     path = _topology_path(program, options, launch_type)
+    shipped = None
+    if launch_type != "toml" and shipping.available():
+        shipped = shipping.ship(program, shipping.directory_for(path))
+    topology = topology_writer.write(program, slipway_binary=slipway, shipped=shipped)
     with open(path, "w") as f:
         f.write(topology.text())
     if slipway is not None:

@@ -71,6 +71,27 @@ class Handle:
         from . import handles
         return handles.dereference(self._spec, self._replica, endpoint)
 
+    def __reduce__(self):
+        # Shipped in a node's payload (slipway.shipping): what dereference()
+        # needs of the node, not the node's own code and arguments.
+        spec = self._spec
+        node = spec.members[0]
+        summary = (spec.label, spec.site, spec.in_group, spec.keys.get("replicas"), len(spec.members),
+                   type(node), list(getattr(node, "ports", ())))
+        return (_shipped_handle, (summary, self._replica))
+
+
+def _shipped_handle(summary, replica):
+    """A handle rebuilt in a task from Handle.__reduce__'s summary."""
+    label, site, in_group, replicas, count, kind, ports = summary
+    if not (isinstance(kind, type) and issubclass(kind, _nodes._Node)):
+        raise TypeError("a shipped handle names %r, not a kind of node" % (kind,))
+    spec = NodeSpec(label, tuple(site), {} if replicas is None else {"replicas": replicas}, in_group)
+    node = kind.__new__(kind)
+    node.ports = list(ports)
+    spec.members = [node] * count
+    return Handle(spec, replica)
+
 
 class NodeSpec:
     """One slipway node of the program: its label, the Python node(s) its

@@ -3,7 +3,9 @@ maps `slipway validate`'s FILE:LINE:COL back to the Python line that made
 the node.
 
 Each Python node's command re-imports the program's module by path in the
-task and runs that node (slipway.program_node); `handles` come from the
+task and runs that node (slipway.program_node): the node pickled at launch
+(its payload and SHA-256 in the command), or without payloads the node of
+the program its factory rebuilds; `handles` come from the
 handles found in its arguments; the add_node/group keywords become node
 keys; a comment before each node names the Python file and line.
 """
@@ -89,11 +91,15 @@ class Topology:
         return None, None
 
 
-def _command(program, spec, slipway_binary):
-    argv = [sys.executable, "-m", "slipway.program_node", "--module", program.module_path,
-            "--program-factory", program.factory, "--node", spec.label]
-    if program.factory_args is not None:
-        argv += ["--factory-args", _factory_args(program)]
+def _command(program, spec, slipway_binary, shipped):
+    argv = [sys.executable, "-m", "slipway.program_node", "--module", program.module_path]
+    if shipped is not None:
+        path, digest = shipped[spec.label]
+        argv += ["--node", spec.label, "--payload", path, "--payload-sha256", digest]
+    else:
+        argv += ["--program-factory", program.factory, "--node", spec.label]
+        if program.factory_args is not None:
+            argv += ["--factory-args", _factory_args(program)]
     if slipway_binary:
         argv += ["--slipway", slipway_binary]
     return argv
@@ -139,9 +145,11 @@ def _handled(program, spec):
     return labels
 
 
-def write(program, slipway_binary=None, workdir=None):
+def write(program, slipway_binary=None, workdir=None, shipped=None):
     """The program as a Topology; raises ProgramError at the Python line of a
-    mistake found here."""
+    mistake found here. shipped: {label: (payload, sha256)} of every Python
+    node (slipway.shipping.ship), which the tasks then run; None: the tasks
+    rebuild the program by calling its factory again."""
     if not program.specs:
         raise _program.ProgramError("%s:%d: program %r has no node: add some with p.add_node(...)"
                                     % (program.site[0], program.site[1], program.name))
@@ -149,16 +157,20 @@ def write(program, slipway_binary=None, workdir=None):
     t = Topology()
     t.add("# Written by slipway.launch from %s (the program that %s() makes)." %
           (program.module_path, program.factory))
-    t.add("# Edit the Python file, not this one: every task re-imports it and runs its node.")
+    if shipped is None:
+        t.add("# Edit the Python file, not this one: every task re-imports it and runs its node.")
+    else:
+        t.add("# Every task runs its node as sw.launch pickled it (the payload in its command): "
+              "launch again after editing the Python file.")
     t.block(program.site, "program %r" % program.name, lambda: (
         t.add(""), t.add("[program]"), t.add("name = %s" % value(program.name))))
     for spec in program.specs.values():
-        t.block(spec.site, "node %r" % spec.label, lambda spec=spec: _write_node(t, program, spec,
-                                                                                  slipway_binary, workdir))
+        t.block(spec.site, "node %r" % spec.label, lambda spec=spec: _write_node(
+            t, program, spec, slipway_binary, workdir, shipped))
     return t
 
 
-def _write_node(t, program, spec, slipway_binary, workdir):
+def _write_node(t, program, spec, slipway_binary, workdir, shipped):
     member = spec.members[0]
     where = "%s:%d" % spec.site
     handled = _handled(program, spec)
@@ -175,7 +187,7 @@ def _write_node(t, program, spec, slipway_binary, workdir):
             if member.ports:
                 t.add("ports = %s" % value(member.ports))
         else:
-            t.add("command = %s" % value(_command(program, spec, slipway_binary)))
+            t.add("command = %s" % value(_command(program, spec, slipway_binary, shipped)))
         keys.setdefault("workdir", workdir)
     if isinstance(member, _nodes.CourierNode) and not member.has_run():
         keys.setdefault("daemon", True)    # serves until the program stops
