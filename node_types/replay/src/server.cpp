@@ -58,6 +58,7 @@ void Server::load() {
   std::vector<std::string> skipped;
   CheckpointLimits limits;
   limits.max_blob_bytes = config_.engine.limits.max_item_bytes;
+  limits.max_file_bytes = config_.engine.limits.max_data_bytes + kCheckpointRecordBytes;
   auto loaded = directory_->load_newest(engine_->store(), limits, skipped);
   for (const auto& why : skipped) log_("skipped checkpoint " + why);
   if (!loaded) {
@@ -241,7 +242,9 @@ void Server::checkpoint_loop() {
         std::lock_guard lock(mutex_);
         snapshot = engine_->snapshot();
       }
-      const fs::path file = directory_->write(snapshot);
+      std::vector<std::string> notes;
+      const fs::path file = directory_->write(snapshot, notes);
+      for (const auto& note : notes) log_(note);
       {
         std::lock_guard lock(mutex_);
         engine_->set_checkpoint_path(file.string());

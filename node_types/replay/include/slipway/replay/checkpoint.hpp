@@ -65,9 +65,16 @@ struct Snapshot {
   std::uint64_t data_bytes() const;
 };
 
+// Room a checkpoint file has beyond its data: its tables', items' and
+// inserts' records (about 20 bytes per item and table).
+constexpr std::uint64_t kCheckpointRecordBytes = std::uint64_t{4} << 30;
+
 struct CheckpointLimits {
   std::uint64_t max_blob_bytes = std::uint64_t{64} << 20;
   std::uint32_t max_tables = 1024;
+  // A checkpoint file larger than this is not read (the shard's
+  // max_data_bytes + kCheckpointRecordBytes).
+  std::uint64_t max_file_bytes = (std::uint64_t{8} << 30) + kCheckpointRecordBytes;
 };
 
 class CheckpointError : public std::runtime_error {
