@@ -8,8 +8,8 @@ namespace slipway::replay {
 
 namespace {
 void check_weight(double weight) {
-  if (!std::isfinite(weight) || weight < 0.0) {
-    throw std::invalid_argument("sum tree weights must be finite and >= 0");
+  if (!(weight >= 0.0 && weight <= SumTree::kMaxWeight)) {
+    throw std::invalid_argument("sum tree weights must be numbers from 0 to 1e290");
   }
 }
 }  // namespace

@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "slipway/replay/sum_tree.hpp"
 
 namespace slipway::replay {
 
@@ -48,9 +51,13 @@ std::optional<std::string> Table::check_priority(double priority) const {
   if (prioritized && priority < 0.0) {
     return "table '" + config_.name + "': a prioritized table's priorities must be >= 0";
   }
+  // The sum of every item's weight must stay finite (sum_tree.hpp).
   for (const SelectorSpec* spec : {&config_.sampler, &config_.remover}) {
-    if (spec->kind == SelectorKind::prioritized && !std::isfinite(std::pow(priority, spec->exponent))) {
-      return "table '" + config_.name + "': priority^exponent overflows";
+    if (spec->kind == SelectorKind::prioritized && !(std::pow(priority, spec->exponent) <= SumTree::kMaxWeight)) {
+      std::ostringstream text;
+      text << "table '" << config_.name << "': priority " << priority << " is too large: priority^exponent (exponent "
+           << spec->exponent << ") must be at most 1e290 in a prioritized table";
+      return text.str();
     }
   }
   return std::nullopt;

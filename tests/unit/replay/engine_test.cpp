@@ -3,6 +3,10 @@
 // max_times_sampled, de-duplication, mutate/reset/info and bounds.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+#include <map>
+
 #include "engine_fixture.hpp"
 
 using namespace replay_test;
@@ -308,4 +312,42 @@ TEST_CASE("a parked insert moves to the table that holds it up now and goes when
   REQUIRE(both.reply);
   CHECK(both.reply->status == Status::ok);
   CHECK(engine.item_count() == 2);
+}
+
+TEST_CASE("priorities whose sum would overflow a prioritized table are refused - the largest allowed draw right") {
+  auto config = table("p");
+  config.sampler = {SelectorKind::prioritized, 1.0};
+  Engine engine({{config}, {}}, 0);
+  const auto insert = [&](double priority) {
+    Answer<InsertReply> answer;
+    engine.insert(caller(), one_item("x", "p", priority), t0(), answer.done());
+    return *answer.reply;
+  };
+  // Two items of 1e308 made the sum infinite: every draw then returned one
+  // item, with probability 0.
+  auto refused = insert(1e308);
+  CHECK(refused.status == Status::invalid);
+  CHECK_THAT(refused.message, Catch::Contains("'p'") && Catch::Contains("at most 1e290"));
+  CHECK(insert(std::numeric_limits<double>::infinity()).status == Status::invalid);
+  CHECK(insert(std::nan("")).status == Status::invalid);
+  CHECK(insert(-1.0).status == Status::invalid);
+  CHECK(engine.item_count() == 0);
+
+  const Key first = insert(1e290).keys.at(0);
+  const Key second = insert(1e290).keys.at(0);
+  std::map<Key, int> drawn;
+  for (int i = 0; i < 200; ++i) {
+    Answer<SampleReply> sampled;
+    engine.sample(caller(), {"p", 1, 1, 0}, t0() + std::chrono::milliseconds(i), sampled.done());
+    REQUIRE(sampled.reply->status == Status::ok);
+    CHECK(sampled.reply->items.at(0).probability == Approx(0.5));
+    ++drawn[sampled.reply->items.at(0).key];
+  }
+  CHECK(drawn[first] > 50);
+  CHECK(drawn[second] > 50);
+
+  // An update is held to the same bound; the refused one changes nothing.
+  const auto updated = engine.mutate(caller(), {"p", {{first, 1e300}}, {}}, t0());
+  CHECK(updated.status == Status::invalid);
+  CHECK_THAT(updated.message, Catch::Contains("at most 1e290"));
 }

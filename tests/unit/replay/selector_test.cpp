@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -199,6 +200,15 @@ TEST_CASE("sum tree: totals - finds and growth") {
   CHECK(tree.total() == Approx(103.0));
   CHECK_THROWS_AS(tree.set(0, -1.0), std::invalid_argument);
   CHECK_THROWS_AS(tree.push_back(std::nan("")), std::invalid_argument);
+  CHECK_THROWS_AS(tree.push_back(1e308), std::invalid_argument);  // two would overflow the sum
+  CHECK_THROWS_AS(tree.set(0, std::numeric_limits<double>::infinity()), std::invalid_argument);
   SumTree empty;
   CHECK_THROWS_AS(empty.find(0.0), std::logic_error);
+}
+
+TEST_CASE("sum tree: the largest weights, many of them, keep a finite total") {
+  SumTree tree;
+  for (int i = 0; i < 1000; ++i) tree.push_back(SumTree::kMaxWeight);
+  CHECK(std::isfinite(tree.total()));
+  CHECK(tree.find(tree.total() * 0.5004) == 500);
 }

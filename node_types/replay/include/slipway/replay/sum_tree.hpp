@@ -3,8 +3,10 @@
 // O(log n). Every inner node is recomputed from its two children on each
 // change, so rounding does not accumulate over updates.
 //
-// Contract: weights are finite and >= 0 (std::invalid_argument otherwise);
-// find() needs total() > 0 and returns a slot whose weight is > 0.
+// Contract: weights are >= 0 and at most kMaxWeight (std::invalid_argument
+// otherwise), so no sum overflows: a shard holds fewer than 2^48 items
+// (its keys), and 2^48 * 1e290 < DBL_MAX. find() needs total() > 0 and
+// returns a slot whose weight is > 0.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,8 @@ namespace slipway::replay {
 
 class SumTree {
  public:
+  static constexpr double kMaxWeight = 1e290;
+
   std::size_t size() const noexcept { return size_; }
   double total() const noexcept { return nodes_.empty() ? 0.0 : nodes_[1]; }
   double weight(std::size_t slot) const { return nodes_.at(capacity_ + slot); }
