@@ -3,6 +3,7 @@
 #include "slipway/replay/engine.hpp"
 
 #include <algorithm>
+#include <list>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -34,6 +35,32 @@ Reply not_ready() {
   reply.status = Status::not_ready;
   return reply;
 }
+
+// Why `table` could never take `count` items of one insert (it would park
+// until its deadline and hold up the inserts behind it), if so.
+std::optional<std::string> never_inserts(const Table& table, std::int64_t count) {
+  const bool bounded_by_size = table.config().kind != TableKind::table;  // queue, stack, work
+  if (bounded_by_size && static_cast<std::uint64_t>(count) > table.config().max_size) {
+    return "table '" + table.name() + "' holds at most " + std::to_string(table.config().max_size) +
+           " items; this insert brings " + std::to_string(count) + " (it could never go): send fewer at once";
+  }
+  const std::int64_t most = table.limiter().most_inserted_at_once();
+  if (!table.is_work() && count > most) {
+    return "the rate limiter of table '" + table.name() + "' lets at most " + std::to_string(most) +
+           " items in at once; this insert brings " + std::to_string(count) + " (it could never go): send fewer at once";
+  }
+  return std::nullopt;
+}
+
+// Why a sample of at least `min_n` items of `table` could never be served, if so.
+std::optional<std::string> never_samples(const Table& table, std::uint32_t min_n) {
+  const std::int64_t most = table.limiter().most_sampled_at_once();
+  if (static_cast<std::int64_t>(min_n) <= most) return std::nullopt;
+  const bool queue = table.config().kind == TableKind::queue || table.config().kind == TableKind::stack;
+  return "table '" + table.name() + "' can never give " + std::to_string(min_n) + " items at once (at most " +
+         std::to_string(most) + (queue ? ", its max_size" : ", its rate limiter's max_diff - min_diff") +
+         "): ask for min_n " + std::to_string(most) + " or fewer";
+}
 }  // namespace
 
 struct Engine::ParkedInsert {
@@ -53,6 +80,7 @@ struct Engine::ParkedRead {
   Caller caller;
   std::uint32_t n = 1;
   std::uint32_t min_n = 1;
+  Time parked_at;  // when it came
   Time deadline;
   Done<SampleReply> sampled;
   Done<LeaseReply> leased;
@@ -62,7 +90,7 @@ struct Engine::Slot {
   Slot(TableConfig config, std::uint64_t seed) : table(std::move(config), seed) {}
   Table table;
   std::deque<std::unique_ptr<ParkedInsert>> inserts;
-  std::deque<ParkedRead> reads;  // samples, or leases of a work table
+  std::list<ParkedRead> reads;  // samples, or leases of a work table; arrival order
 };
 
 Engine::Engine(EngineConfig config, std::uint32_t shard, std::uint64_t seed)
@@ -149,12 +177,7 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
     parked->data.push_back(std::move(item.data));
   }
   for (const auto& [index, count] : counts) {
-    const Table& table = tables_[index]->table;
-    if (table.config().kind != TableKind::table && static_cast<std::uint64_t>(count) > table.config().max_size) {
-      return refuse(Status::invalid, "table '" + table.name() + "' holds at most " +
-                                         std::to_string(table.config().max_size) + " items; this insert brings " +
-                                         std::to_string(count) + " (it could never go)");
-    }
+    if (const auto never = never_inserts(tables_[index]->table, count)) return refuse(Status::invalid, *never);
     parked->counts.emplace_back(index, count);
   }
   if (parked->bytes > limits_.max_data_bytes) {
@@ -251,16 +274,40 @@ bool Engine::try_read(Slot& slot, ParkedRead& parked, Time now) {
   return true;
 }
 
+bool Engine::holds_reads(const ParkedRead& parked, Time now) const {
+  return now - parked.parked_at >= limits_.overtake_window;
+}
+
+bool Engine::serve_reads(Slot& slot, Time now) {
+  bool served = false;
+  // Those that could not go in this pass: one that needs at least as many
+  // items as one that could not cannot either (nor can anything once a
+  // lease or a sample of min_n 1 could not).
+  std::uint32_t least_refused = UINT32_MAX;
+  for (auto it = slot.reads.begin(); it != slot.reads.end();) {
+    if (it->min_n < least_refused && try_read(slot, *it, now)) {
+      it = slot.reads.erase(it);
+      served = true;
+      continue;
+    }
+    // It cannot go now. Those behind it may overtake it until it has
+    // waited overtake_window; from then on it holds them, so it is not
+    // starved by a stream of smaller requests.
+    if (holds_reads(*it, now)) break;
+    least_refused = std::min(least_refused, it->min_n);
+    if (least_refused <= 1) break;
+    ++it;
+  }
+  return served;
+}
+
 void Engine::pump(Time now) {
   bool progress = true;
   while (progress) {
     progress = false;
     for (std::size_t index = 0; index < tables_.size(); ++index) {
       Slot& slot = *tables_[index];
-      while (!slot.reads.empty() && try_read(slot, slot.reads.front(), now)) {
-        slot.reads.pop_front();
-        progress = true;
-      }
+      if (serve_reads(slot, now)) progress = true;
       while (!slot.inserts.empty()) {
         ParkedInsert& head = *slot.inserts.front();
         if (try_insert(head) == Try::done) {
@@ -299,9 +346,16 @@ void Engine::read(const Caller& caller, ParkedRead parked, const std::string& ta
     return refuse("n must be 1 to " + std::to_string(limits_.max_items_per_call) + " and min_n 1 to n (n " +
                   std::to_string(parked.n) + ", min_n " + std::to_string(parked.min_n) + ")");
   }
+  if (!parked.lease) {
+    if (const auto never = never_samples(slot->table, parked.min_n)) return refuse(*never);
+  }
   parked.caller = caller;
+  parked.parked_at = now;
   parked.deadline = now + std::chrono::milliseconds(std::min(wait_ms, limits_.max_wait_ms));
-  if (slot->reads.empty() && try_read(*slot, parked, now)) {
+  // Every parked read that could go has gone (pump), so only one that has
+  // waited overtake_window holds this one back.
+  const bool held = !slot->reads.empty() && holds_reads(slot->reads.front(), now);
+  if (!held && try_read(*slot, parked, now)) {
     pump(now);
     return;
   }
@@ -419,7 +473,7 @@ void Engine::tick(Time now) {
 
 void Engine::expire_parked(std::optional<Time> now) {
   for (auto& slot : tables_) {
-    std::deque<ParkedRead> reads;
+    std::list<ParkedRead> reads;
     for (auto& parked : slot->reads) {
       if (now && parked.deadline > *now) {
         reads.push_back(std::move(parked));

@@ -4,11 +4,18 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace slipway::replay {
 
 namespace {
+// floor(value) as a count, INT64_MAX when it does not fit (no bound).
+std::int64_t count_of(double value) {
+  if (!(value < 9.2e18)) return INT64_MAX;
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(value)));
+}
+
 void need_positive_min_size(std::int64_t min_size_to_sample) {
   if (min_size_to_sample < 1) {
     throw std::invalid_argument("min_size_to_sample (" + std::to_string(min_size_to_sample) +
@@ -91,6 +98,14 @@ std::int64_t RateLimiter::max_samples(std::int64_t n) const {
   std::int64_t k = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor(room)), 1, n);
   while (k > 1 && !can_sample(k)) --k;
   return k;
+}
+
+std::int64_t RateLimiter::most_sampled_at_once() const { return count_of(config_.max_diff - config_.min_diff); }
+
+std::int64_t RateLimiter::most_inserted_at_once() const {
+  const double lowest = std::min(0.0, config_.min_diff);
+  return std::max(config_.min_size_to_sample,
+                  count_of((config_.max_diff - lowest) / config_.samples_per_insert));
 }
 
 }  // namespace slipway::replay

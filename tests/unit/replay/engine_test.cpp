@@ -351,3 +351,72 @@ TEST_CASE("priorities whose sum would overflow a prioritized table are refused -
   CHECK(updated.status == Status::invalid);
   CHECK_THAT(updated.message, Catch::Contains("at most 1e290"));
 }
+
+TEST_CASE("a request that could never be served is refused up front - not parked ahead of others") {
+  auto ratio = table("r");
+  ratio.rate_limiter = RateLimiterConfig::sample_to_insert_ratio(1.0, 10, 5.0);  // min_diff 5, max_diff 15
+  Engine engine({{table("q", TableKind::queue), ratio}, {}}, 0);
+  // A queue of max_size 100 never holds 101 items for one sample.
+  Answer<SampleReply> too_many;
+  engine.sample(caller("learner"), {"q", 101, 101, 60000}, t0(), too_many.done());
+  REQUIRE(too_many.reply);
+  CHECK(too_many.reply->status == Status::invalid);
+  CHECK_THAT(too_many.reply->message, Catch::Contains("'q'") && Catch::Contains("never give 101") &&
+                                          Catch::Contains("at most 100"));
+  CHECK(engine.parked() == 0);
+  // Nor does a ratio limiter let more than max_diff - min_diff go at once,
+  // or more than min_size_to_sample or (max_diff - min(0, min_diff)) / spi in.
+  Answer<SampleReply> past_ratio;
+  engine.sample(caller("learner"), {"r", 11, 11, 60000}, t0(), past_ratio.done());
+  REQUIRE(past_ratio.reply);
+  CHECK(past_ratio.reply->status == Status::invalid);
+  InsertRequest sixteen;
+  sixteen.wait_ms = 60000;
+  for (int i = 0; i < 16; ++i) sixteen.items.push_back({bytes_of("x"), {{"r", 1.0}}});
+  Answer<InsertReply> inserted;
+  engine.insert(caller(), sixteen, t0(), inserted.done());
+  REQUIRE(inserted.reply);
+  CHECK(inserted.reply->status == Status::invalid);
+  CHECK_THAT(inserted.reply->message, Catch::Contains("at most 15 items in at once"));
+  CHECK(engine.parked() == 0);
+  // What can go one day still parks: 10 of the ratio table's 15 at once.
+  Answer<SampleReply> ten;
+  engine.sample(caller("learner"), {"r", 10, 10, 60000}, t0(), ten.done());
+  CHECK_FALSE(ten.reply);
+  CHECK(engine.parked() == 1);
+}
+
+TEST_CASE("a parked sample that cannot go yet is overtaken by later ones until overtake_window - then holds them") {
+  EngineConfig config{{table("q", TableKind::queue)}, {}};
+  config.limits.overtake_window = 1000ms;
+  Engine engine(config, 0);
+  const auto put = [&](Time now) {
+    Answer<InsertReply> inserted;
+    engine.insert(caller(), one_item("x", "q"), now, inserted.done());
+    REQUIRE(inserted.reply->status == Status::ok);
+  };
+  Answer<SampleReply> five, one, late;
+  engine.sample(caller("batch"), {"q", 5, 5, 60000}, t0(), five.done());
+  engine.sample(caller("single"), {"q", 1, 1, 60000}, t0() + 10ms, one.done());
+  put(t0() + 20ms);
+  // Before: the sample of 5 at the head held the sample of 1 for up to 600 s.
+  REQUIRE(one.reply);
+  CHECK(one.reply->items.size() == 1);
+  CHECK_FALSE(five.reply);
+
+  // Past the window the sample of 5 holds those behind it, so a stream of
+  // small samples cannot starve it: it goes first once 5 items are in.
+  engine.sample(caller("single"), {"q", 1, 1, 60000}, t0() + 1001ms, late.done());
+  for (int i = 0; i < 4; ++i) {
+    put(t0() + 1002ms);
+    CHECK_FALSE(late.reply);
+  }
+  put(t0() + 1003ms);
+  REQUIRE(five.reply);
+  CHECK(five.reply->items.size() == 5);
+  CHECK_FALSE(late.reply);
+  put(t0() + 1004ms);
+  REQUIRE(late.reply);
+  CHECK(late.reply->status == Status::ok);
+  CHECK(engine.parked() == 0);
+}

@@ -12,6 +12,7 @@
 // higher attempt of a (node, replica) frees that pair's older leases.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -34,6 +35,10 @@ struct EngineLimits {
   std::uint32_t max_wait_ms = 600000;
   std::uint64_t max_reply_bytes = std::uint64_t{64} << 20;
   std::uint32_t max_items_per_call = 65536;
+  // A parked sample or lease that cannot go yet is overtaken by later ones
+  // of its table that can, until it has waited this long; then it holds
+  // them until it goes (so none starves).
+  std::chrono::milliseconds overtake_window{1000};
 };
 
 struct EngineConfig {
@@ -104,6 +109,10 @@ class Engine {
   enum class Try { done, wait };
   Try try_insert(ParkedInsert& parked);
   bool try_read(Slot& slot, ParkedRead& parked, Time now);
+  // Serves the parked reads of `slot` that can go, in arrival order, passing
+  // those that cannot unless they hold the rest (holds_reads); true if any went.
+  bool serve_reads(Slot& slot, Time now);
+  bool holds_reads(const ParkedRead& parked, Time now) const;
   void read(const Caller& caller, ParkedRead parked, const std::string& table, std::uint32_t wait_ms, Time now);
 
   std::uint32_t shard_;

@@ -48,6 +48,18 @@ class RateLimiter {
   // The largest k in [1, n] with can_sample(k); 0 when can_sample(1) fails.
   std::int64_t max_samples(std::int64_t n) const;
 
+  // The most items one request can ever sample or insert at once, whatever
+  // the counters (INT64_MAX: no bound). inserts * spi - samples stays within
+  // [min(0, min_diff), max_diff] (an insert past max_diff waits, a sample
+  // below min_diff too), so CanSample(n) needs n <= max_diff - min_diff and
+  // CanInsert(n) needs n <= min_size_to_sample or n * spi <= max_diff -
+  // min(0, min_diff). A request for more would park until its deadline:
+  // the engine refuses it instead. (Deletes that are not samples, e.g.
+  // evictions, can let the counters past this in odd configurations; the
+  // bound is the limiter's own arithmetic.)
+  std::int64_t most_sampled_at_once() const;
+  std::int64_t most_inserted_at_once() const;
+
   void inserted() { ++counters_.inserts; }
   void sampled() { ++counters_.samples; }
   void deleted() { ++counters_.deletes; }
