@@ -11,7 +11,9 @@
     batch = rb.sample("experience", n=32, timeout=60)       # [Sample(key, data, priority, ...)]
     for batch in rb.sampler("experience", batch_size=32, prefetch=4): ...
     rb.update_priorities("experience", {key: 0.5})
-    rb.delete("experience", [key]); rb.reset("experience"); rb.info(); rb.checkpoint()
+    rb.delete("experience", [key]); rb.reset("experience"); rb.checkpoint()
+    rb.server_info()                                        # {table: TableInfo}, as Reverb's
+    rb.info()                                               # [ShardInfo], one per shard
 
     q = replay.Queue("replay", "tasks")                     # pickled objects, FIFO per shard
     q.put(obj); obj = q.get(timeout=10)                     # replay.Empty when none came
@@ -35,9 +37,13 @@ restarted from a checkpoint may store it again: at least once). A blocked
 call (rate limiter, empty queue) is parked by the server for at most 10 s at
 a time and asked again until the timeout (None: no end).
 
-A Pool's work items are handed out on lease; an item whose worker dies is
-handed out again when its lease expires or the worker's next attempt
-calls, so a task may run more than once: use pools for idempotent work.
+A Pool's work items are handed out on lease, each with a random token that
+its ack or nack must bring (Client.lease returns Lease objects). Inside
+slipway a client keeps the leases it holds in a private journal file of the
+run directory; its first lease() in a relaunched task returns (nacks) the
+leases its task's earlier attempts held, so an item whose worker died goes
+out again at once, or when its lease expires: a task may run more than
+once, so use pools for idempotent work (docs/replay.md, "Lease journals").
 """
 
 import collections
@@ -45,7 +51,9 @@ import os
 import pickle
 import random
 import signal
+import stat
 import struct
+import sys
 import threading
 import time
 import traceback
@@ -53,10 +61,10 @@ import queue as _queue
 
 from . import courier
 
-__all__ = ["Client", "Writer", "Queue", "Pool", "Sample", "TableInfo", "ShardInfo", "ReplayError",
+__all__ = ["Client", "Writer", "Queue", "Pool", "Sample", "Lease", "TableInfo", "ShardInfo", "ReplayError",
            "ReplayTimeout", "Empty", "PoolTaskError"]
 
-_VERSION = 1
+_VERSION = 2                 # 2: leases carry tokens
 _OK, _NOT_READY, _INVALID, _TOO_LARGE = 0, 1, 2, 3
 _STATUS = {_INVALID: "invalid", _TOO_LARGE: "too_large"}
 _KINDS = ("table", "queue", "stack", "work")
@@ -76,10 +84,31 @@ Sample.__doc__ = """One sampled item: its key, its data (bytes), its priority, t
 probability the sampler picked it with, how often it has been sampled
 (this time included) and the table's size at that draw."""
 
-TableInfo = collections.namedtuple(
-    "TableInfo", "name kind sampler sampler_exponent remover remover_exponent max_size "
-                 "max_times_sampled size leased samples_per_insert min_size_to_sample min_diff "
-                 "max_diff inserts samples deletes parked_inserts parked_samples lease_ms")
+Lease = collections.namedtuple("Lease", "key times_leased data token")
+Lease.__doc__ = """One leased work item: its key, how often it has been leased
+(this time included), its data (bytes) and the lease's token (16 random
+bytes): ack() and nack() of the item must bring it (pass the Lease)."""
+
+
+
+class TableInfo(collections.namedtuple(
+        "TableInfo", "name kind sampler sampler_exponent remover remover_exponent max_size "
+                     "max_times_sampled size leased samples_per_insert min_size_to_sample min_diff "
+                     "max_diff inserts samples deletes parked_inserts parked_samples lease_ms")):
+    """One table as a shard reports it (docs/replay.md, `info`), or as
+    Client.server_info() sums it over the node's shards. `current_size` is
+    `size` (Reverb's name)."""
+    __slots__ = ()
+
+    @property
+    def current_size(self):
+        return self.size
+
+
+# Fields Client.server_info() sums over the shards (the rest are configured
+# alike on every shard).
+_SUMMED = ("max_size", "size", "leased", "inserts", "samples", "deletes", "parked_inserts", "parked_samples")
+
 ShardInfo = collections.namedtuple(
     "ShardInfo", "shard server_attempt data_bytes max_data_bytes max_item_bytes checkpoint_path "
                  "tables")
@@ -204,6 +233,170 @@ class _Deadline:
         return cap_ms if left is None else min(cap_ms, int(left * 1000))
 
 
+class _LeaseJournal:
+    """The leases one client holds, in a private file of the run directory
+    ($SLIPWAY_RUN_DIR/replay-leases/REPLAY_NODE/NODE.REPLICA.ATTEMPT.CLIENT,
+    0600 in 0700 directories, never through a symbolic link), so that the
+    task's next attempt can return them with their tokens: the same files
+    as the C++ client's (node_types/replay/src/lease_journal.cpp). Lines:
+    "SHARD KEY TOKENHEX TABLEHEX". Best effort: an OSError turns it off."""
+
+    _HEADER = b"slipway-replay-leases 1\n"
+    _MAX_BYTES = 16 << 20
+    _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+    def __init__(self, directory, task, attempt, name):
+        self._dir, self._task, self._attempt, self._name = directory, task, attempt, name
+        self._held, self._fd, self._lock = {}, None, threading.Lock()
+
+    @classmethod
+    def open(cls, replay_node, node, replica, attempt, client_id):
+        run_dir = os.environ.get("SLIPWAY_RUN_DIR", "")
+        if not run_dir or not all(_plain(n) for n in (node, replay_node)):
+            return None
+        fds = []
+        try:
+            fds.append(os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            for name in ("replay-leases", replay_node):
+                try:
+                    os.mkdir(name, 0o700, dir_fd=fds[-1])
+                except FileExistsError:
+                    pass
+                fds.append(os.open(name, cls._DIR_FLAGS, dir_fd=fds[-1]))
+        except OSError as error:
+            print("slipway replay: no lease journal under %s/replay-leases/%s (%s): a relaunched "
+                  "task's predecessor's leases will return when they expire"
+                  % (run_dir, replay_node, error.strerror), file=sys.stderr)
+            for fd in fds:
+                os.close(fd)
+            return None
+        directory = fds.pop()
+        for fd in fds:
+            os.close(fd)
+        task = "%s.%d" % (node, replica)
+        return cls(directory, task, attempt, "%s.%d.%016x" % (task, attempt, client_id))
+
+    @staticmethod
+    def format(entries):
+        return _LeaseJournal._HEADER + b"".join(
+            b"%d %d %s %s\n" % (shard, key, token.hex().encode(), table.encode().hex().encode())
+            for shard, table, key, token in entries)
+
+    @staticmethod
+    def parse(data):
+        lines = data.split(b"\n")
+        if not lines or lines[0] + b"\n" != _LeaseJournal._HEADER:
+            return []
+        entries = []
+        for line in lines[1:-1]:  # the last is empty, or cut short by a crash
+            try:
+                shard, key, token, table = line.split(b" ")
+                token = bytes.fromhex(token.decode())
+                if len(token) == 16:
+                    entries.append((int(shard), bytes.fromhex(table.decode()).decode(), int(key), token))
+            except ValueError:
+                continue
+        return entries
+
+    def _write(self):
+        if self._dir is None:
+            return
+        try:
+            if self._fd is None:
+                flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                self._fd = os.open(self._name, flags, 0o600, dir_fd=self._dir)
+            data = self.format(self._held.values())
+            os.ftruncate(self._fd, 0)
+            done = 0
+            while done < len(data):
+                done += os.pwrite(self._fd, data[done:], done)
+        except OSError as error:
+            print("slipway replay: cannot keep the lease journal %s (%s): journal off; a relaunched "
+                  "task's predecessor's leases will return when they expire"
+                  % (self._name, error.strerror), file=sys.stderr)
+            self._close_fds()
+
+    def add(self, entries):
+        with self._lock:
+            for entry in entries:
+                self._held[entry[2]] = entry
+            self._write()
+
+    def remove(self, keys):
+        with self._lock:
+            if sum(self._held.pop(key, None) is not None for key in keys):
+                self._write()
+
+    def take_predecessors(self):
+        """The leases earlier attempts of this task journaled; their files go."""
+        with self._lock:
+            if self._dir is None or self._attempt == 0:
+                return []
+            entries = []
+            for name in os.listdir(self._dir):
+                attempt, dot, client = name[len(self._task) + 1:].partition(".")
+                if (not name.startswith(self._task + ".") or not dot or "." in client or
+                        not attempt.isdigit() or int(attempt) >= self._attempt):
+                    continue
+                entries.extend(self.parse(self._read(name)))
+                try:
+                    os.unlink(name, dir_fd=self._dir)
+                except OSError:
+                    pass
+            return entries
+
+    def _read(self, name):
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self._dir)
+        except OSError:
+            return b""
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > self._MAX_BYTES:
+                return b""
+            return os.pread(fd, st.st_size, 0)
+        finally:
+            os.close(fd)
+
+    def _close_fds(self):
+        for fd in (self._fd, self._dir):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._dir = None
+
+    def close(self):
+        """Removes this client's file: a client that ends holds nothing to return."""
+        with self._lock:
+            if self._fd is not None:
+                try:
+                    os.unlink(self._name, dir_fd=self._dir)
+                except OSError:
+                    pass
+            self._close_fds()
+
+
+def _plain(name):
+    return bool(name) and not name.startswith(".") and "/" not in name and len(name) <= 255
+
+
+def _lease_refs(leases):
+    """(key, token) of each lease: a Lease, or a (key, token) pair."""
+    refs = []
+    for lease in leases:
+        if isinstance(lease, Lease):
+            key, token = lease.key, lease.token
+        else:
+            try:
+                key, token = lease
+            except (TypeError, ValueError):
+                raise ReplayError("invalid", "ack and nack take the leases lease() returned (or (key, token) "
+                                  "pairs), not %r: a lease is freed only with its token" % (lease,)) from None
+        if not isinstance(token, (bytes, bytearray)) or len(token) != 16:
+            raise ReplayError("invalid", "the token of lease %r is not 16 bytes" % (key,))
+        refs.append((int(key), bytes(token)))
+    return refs
+
+
 def _env_int(name):
     try:
         return int(os.environ.get(name, "0"))
@@ -235,11 +428,13 @@ class Client(_Closing):
         self._lock = threading.Lock()
         self._client_id = random.SystemRandom().getrandbits(64) | 1
         self._seq = 0
-        replica = _env_int("SLIPWAY_REPLICA")
+        replica, attempt, task_node = _env_int("SLIPWAY_REPLICA"), _env_int("SLIPWAY_ATTEMPT"), \
+            os.environ.get("SLIPWAY_NODE", "")[:255]
         self._turn = replica
+        self._task = (task_node, replica, attempt)
+        self._journal, self._journal_lock, self._journal_started = None, threading.Lock(), False
         self._caller = (_u8.pack(_VERSION) + _u64.pack(self._client_id) + _u32.pack(replica) +
-                        _u32.pack(_env_int("SLIPWAY_ATTEMPT")) +
-                        _text(os.environ.get("SLIPWAY_NODE", "")[:255]))
+                        _u32.pack(attempt) + _text(task_node))
 
     # --- shards and calls -------------------------------------------------
 
@@ -510,6 +705,23 @@ class Client(_Closing):
             out.append(ShardInfo(*head, tables))
         return out
 
+    def server_info(self, timeout=None):
+        """{table name: TableInfo} for the whole node, as Reverb's
+        Client.server_info(): max_size, size, leased, the rate limiter's
+        counters (inserts, samples, deletes) and the parked requests summed
+        over the shards; the selectors, max_times_sampled, the limiter's
+        numbers and lease_ms as configured (each shard has its own limiter
+        with them). info() has each shard's own report."""
+        merged = {}
+        for shard in self.info(timeout):
+            for name, table in shard.tables.items():
+                if name not in merged:
+                    merged[name] = table
+                    continue
+                merged[name] = merged[name]._replace(
+                    **{field: getattr(merged[name], field) + getattr(table, field) for field in _SUMMED})
+        return merged
+
     def size(self, table, timeout=None):
         """Items in `table` over every shard (leased work items included)."""
         return sum(shard.tables[table].size for shard in self.info(timeout) if table in shard.tables)
@@ -518,37 +730,82 @@ class Client(_Closing):
 
     def lease(self, table, n=1, timeout=None):
         """Up to n items of work table `table`, each leased to this task: a
-        list of (key, times_leased, data). ack() them when done."""
+        list of Lease(key, times_leased, data, token). ack() them (pass the
+        Lease objects) when done. The first lease() of a client in a
+        relaunched task first returns the leases its earlier attempts held."""
+        self._start_journal()
         body = lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(wait_ms)  # noqa: E731
         reply = self._pull("lease", body, _Deadline(timeout))
-        return [(reply.u64(), reply.u32(), reply.blob()) for _ in range(reply.u32())]
+        leases = []
+        for _ in range(reply.u32()):
+            key, times = reply.u64(), reply.u32()
+            token = reply._bytes(16)
+            leases.append(Lease(key, times, reply.blob(), token))
+        if self._journal is not None and leases:
+            self._journal.add([(self._shard_of(lease.key), table, lease.key, lease.token)
+                               for lease in leases])
+        return leases
 
-    def _keys_call(self, method, table, keys, timeout):
+    def _start_journal(self):
+        """Opens this client's lease journal (inside slipway) and returns the
+        leases earlier attempts of this task journaled, once; best effort: a
+        lease not returned comes back when it expires."""
+        with self._journal_lock:
+            if self._journal_started:
+                return
+            self._journal_started = True
+            node, replica, attempt = self._task
+            self._journal = _LeaseJournal.open(self.node, node, replica, attempt, self._client_id)
+            earlier = self._journal.take_predecessors() if self._journal is not None else []
+        groups = collections.defaultdict(list)
+        for shard, table, key, token in earlier:
+            groups[(shard, table)].append((key, token))
+        for (shard, table), refs in sorted(groups.items()):
+            if shard < len(self.shards):
+                try:
+                    self._call(shard, "nack", self._leases_body(table, refs), _Deadline(_MARGIN))
+                except ReplayError:
+                    pass
+
+    @staticmethod
+    def _leases_body(table, refs):
+        return _text(table) + _u32.pack(len(refs)) + b"".join(_u64.pack(k) + t for k, t in refs)
+
+    def _leases_call(self, method, table, leases, timeout):
         by_shard = collections.defaultdict(list)
-        for key in keys:
-            by_shard[self._shard_of(key)].append(key)
+        for key, token in _lease_refs(leases):
+            by_shard[self._shard_of(key)].append((key, token))
         deadline, count = _Deadline(timeout), 0
-        for shard, shard_keys in sorted(by_shard.items()):
-            for start in range(0, len(shard_keys), _MAX_KEYS):
-                chunk = shard_keys[start:start + _MAX_KEYS]
-                body = _text(table) + _u32.pack(len(chunk)) + b"".join(_u64.pack(k) for k in chunk)
-                count += self._call(shard, method, body, deadline).u32()
+        for shard, refs in sorted(by_shard.items()):
+            for start in range(0, len(refs), _MAX_KEYS):
+                chunk = refs[start:start + _MAX_KEYS]
+                count += self._call(shard, method, self._leases_body(table, chunk), deadline).u32()
+                if self._journal is not None:
+                    self._journal.remove([key for key, _ in chunk])
         return count
 
-    def ack(self, table, keys, timeout=None):
-        """The work of these leased items is done: they leave the table."""
-        return self._keys_call("ack", table, keys, timeout)
+    def ack(self, table, leases, timeout=None):
+        """The work of these leased items is done: they leave the table.
+        `leases`: the Lease objects lease() returned (or (key, token)
+        pairs); a key without its lease's token is not counted. A token of
+        an earlier lease of the item counts too (its lease expired, the work
+        was done). Returns how many left."""
+        return self._leases_call("ack", table, leases, timeout)
 
-    def nack(self, table, keys, timeout=None):
-        """These items, leased by this task, go back to the queue."""
-        return self._keys_call("nack", table, keys, timeout)
+    def nack(self, table, leases, timeout=None):
+        """These leased items go back to the queue (each with the token of
+        its current lease). Returns how many went back."""
+        return self._leases_call("nack", table, leases, timeout)
 
     def close(self):
-        """Drops the handles, and the endpoint when the client made it."""
+        """Drops the handles, and the endpoint when the client made it; the
+        lease journal's file goes."""
         with self._lock:
             for handle in self._shards or []:
                 handle.close()
             self._shards = None
+        if self._journal is not None:
+            self._journal.close()
         if self._own_endpoint:
             self._endpoint.close()
 
@@ -795,8 +1052,8 @@ class Pool(_Closing):
                 leased = self._client.lease(self.table, 1, timeout=1.0)
             except ReplayTimeout:
                 continue
-            for key, _times, data in leased:
-                task_id, address, name, item = _opened(_POOL_TASK, self.table, data)
+            for lease in leased:
+                task_id, address, name, item = _opened(_POOL_TASK, self.table, lease.data)
                 try:
                     result = (task_id, True, functions[name](item))
                 except BaseException:  # the caller gets it as PoolTaskError
@@ -813,7 +1070,7 @@ class Pool(_Closing):
                     callers[address].call(_RESULT_METHOD, report, timeout=30.0)
                 except courier.CourierError:
                     callers.pop(address, None)  # the caller is gone: nobody waits for it
-                self._client.ack(self.table, [key])
+                self._client.ack(self.table, [lease])
                 ran += 1
         return ran
 

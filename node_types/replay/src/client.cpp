@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "lease_journal.hpp"
 #include "slipway/core/contract.hpp"
 
 namespace slipway::replay {
@@ -63,6 +64,8 @@ Client::Client(channels::Endpoint& endpoint, std::string node, ClientOptions opt
   if (shards_.empty()) throw ReplayError(Status::invalid, "replay node '" + node_ + "' has no shards");
   round_robin_ = caller_.replica % shards_.size();
 }
+
+Client::~Client() = default;
 
 std::uint64_t Client::next_seq() {
   std::lock_guard lock(mutex_);
@@ -136,6 +139,7 @@ std::vector<Sample> Client::sample(const std::string& table, std::uint32_t n, st
 }
 
 std::vector<Lease> Client::lease(const std::string& table, std::uint32_t n, std::optional<Milliseconds> timeout) {
+  std::call_once(predecessors_, [this] { return_predecessors_leases(); });
   const SteadyTime deadline = std::chrono::steady_clock::now() + timeout.value_or(options_.default_timeout);
   while (true) {
     const std::size_t shard = next_shard();
@@ -144,7 +148,14 @@ std::vector<Lease> Client::lease(const std::string& table, std::uint32_t n, std:
     const auto reply = try_once(shard, "lease", body, wait, deadline);
     if (!reply) continue;  // that shard is gone for now: ask the next one
     wire::LeaseResult decoded = wire::decode_lease_reply(*reply);
-    if (accepted(decoded, "lease from '" + table + "'")) return std::move(decoded.items);
+    if (accepted(decoded, "lease from '" + table + "'")) {
+      if (journal_) {
+        std::vector<LeaseJournal::Entry> held;
+        for (const auto& item : decoded.items) held.push_back({static_cast<std::uint32_t>(shard), table, item.ref()});
+        journal_->add(held);
+      }
+      return std::move(decoded.items);
+    }
     if (left(deadline).count() == 0) deadline_passed("lease from '" + table + "'");
   }
 }
@@ -217,25 +228,68 @@ std::vector<std::string> Client::checkpoint() {
   return paths;
 }
 
-std::uint32_t Client::keys_call(const std::string& method, const std::string& table, const std::vector<Key>& keys) {
-  const auto groups = by_shard(keys);
+std::uint32_t Client::leases_call(const std::string& method, const std::string& table,
+                                  const std::vector<LeaseRef>& leases) {
+  std::vector<Key> keys;
+  for (const auto& lease : leases) keys.push_back(lease.key);
+  by_shard(keys);  // checks every key's shard
+  std::vector<std::vector<LeaseRef>> groups(shards_.size());
+  for (const auto& lease : leases) groups[shard_of(lease.key)].push_back(lease);
   const SteadyTime deadline = std::chrono::steady_clock::now() + options_.default_timeout;
   std::uint32_t count = 0;
   for (std::size_t shard = 0; shard < shards_.size(); ++shard) {
     if (groups[shard].empty()) continue;
-    const auto reply = call(shard, method, wire::encode_keys(caller_, {table, groups[shard]}), Milliseconds(0), deadline);
+    const auto reply =
+        call(shard, method, wire::encode_leases(caller_, {table, groups[shard]}), Milliseconds(0), deadline);
     if (!reply) deadline_passed(method);
     const CountReply decoded = wire::decode_count_reply(*reply);
     accepted(decoded, method + " on '" + table + "'");
     count += decoded.count;
+    if (journal_) journal_->remove(groups[shard]);
   }
   return count;
 }
 
-std::uint32_t Client::ack(const std::string& table, const std::vector<Key>& keys) { return keys_call("ack", table, keys); }
+std::uint32_t Client::ack(const std::string& table, const std::vector<LeaseRef>& leases) {
+  return leases_call("ack", table, leases);
+}
 
-std::uint32_t Client::nack(const std::string& table, const std::vector<Key>& keys) {
-  return keys_call("nack", table, keys);
+std::uint32_t Client::nack(const std::string& table, const std::vector<LeaseRef>& leases) {
+  return leases_call("nack", table, leases);
+}
+
+namespace {
+std::vector<LeaseRef> refs_of(const std::vector<Lease>& leases) {
+  std::vector<LeaseRef> refs;
+  for (const auto& lease : leases) refs.push_back(lease.ref());
+  return refs;
+}
+}  // namespace
+
+std::uint32_t Client::ack(const std::string& table, const std::vector<Lease>& leases) {
+  return ack(table, refs_of(leases));
+}
+
+std::uint32_t Client::nack(const std::string& table, const std::vector<Lease>& leases) {
+  return nack(table, refs_of(leases));
+}
+
+void Client::return_predecessors_leases() {
+  journal_ = LeaseJournal::open(node_, caller_);
+  if (!journal_) return;
+  // Best effort: a lease that cannot be returned now comes back when it expires.
+  std::map<std::pair<std::uint32_t, std::string>, std::vector<LeaseRef>> groups;
+  for (const auto& entry : journal_->take_predecessors()) groups[{entry.shard, entry.table}].push_back(entry.lease);
+  for (const auto& [where, leases] : groups) {
+    if (where.first >= shards_.size()) continue;
+    try {
+      const auto deadline = std::chrono::steady_clock::now() + options_.call_margin;
+      const auto reply = call(where.first, "nack", wire::encode_leases(caller_, {where.second, leases}),
+                              Milliseconds(0), deadline);
+      if (reply) wire::decode_count_reply(*reply);
+    } catch (const std::exception&) {
+    }
+  }
 }
 
 Writer Client::writer(const std::string& table, std::size_t max_in_flight, std::size_t batch) {

@@ -1,5 +1,5 @@
-// The shard engine: validation of requests, parking and waking, the
-// caller-block rule, de-duplication, info, snapshot and restore.
+// The shard engine: validation of requests, parking and waking, leases,
+// de-duplication, info, snapshot and restore.
 #include "slipway/replay/engine.hpp"
 
 #include <algorithm>
@@ -18,7 +18,6 @@ constexpr std::size_t kMaxTablesPerItem = 64;
 constexpr std::size_t kRememberedClients = 4096;
 constexpr std::size_t kInsertsPerClient = 256;
 constexpr std::size_t kRememberedKeys = 4194304;
-constexpr std::size_t kRememberedPairs = 65536;
 constexpr std::uint64_t kMaxCounter = (std::uint64_t{1} << kShardShift) - 1;
 
 template <typename Reply>
@@ -77,7 +76,6 @@ struct Engine::ParkedInsert {
 
 struct Engine::ParkedRead {
   bool lease = false;
-  Caller caller;
   std::uint32_t n = 1;
   std::uint32_t min_n = 1;
   Time parked_at;  // when it came
@@ -97,8 +95,7 @@ Engine::Engine(EngineConfig config, std::uint32_t shard, std::uint64_t seed)
     : shard_(shard),
       limits_(config.limits),
       inserts_(std::make_unique<detail::InsertMemory>(kRememberedClients, kInsertsPerClient,
-                                                      kRememberedKeys)),
-      attempts_(std::make_unique<detail::AttemptMemory>(kRememberedPairs)) {
+                                                      kRememberedKeys)) {
   std::set<std::string> names;
   for (auto& table : config.tables) {
     if (!names.insert(table.name).second) {
@@ -123,17 +120,7 @@ std::string Engine::unknown_table(const std::string& name) const {
   return message + ")";
 }
 
-void Engine::observe(const Caller& caller, Time now) {
-  if (caller.node.empty() || !attempts_->heard(caller.node, caller.replica, caller.attempt)) return;
-  std::size_t freed = 0;
-  for (auto& slot : tables_) {
-    if (slot->table.is_work()) freed += slot->table.release(caller.node, caller.replica, caller.attempt);
-  }
-  if (freed > 0) pump(now);
-}
-
 void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<InsertReply> done) {
-  observe(caller, now);
   const auto refuse = [&](Status status, std::string message) {
     done(refusal<InsertReply>(status, std::move(message)));
   };
@@ -253,10 +240,9 @@ bool Engine::try_read(Slot& slot, ParkedRead& parked, Time now) {
   if (parked.lease) {
     if (table.queued() == 0) return false;
     LeaseReply reply;
-    const LeaseHolder holder{parked.caller.node, parked.caller.replica, parked.caller.attempt};
     const std::size_t k = std::min<std::size_t>(parked.n, table.queued());
     while (reply.items.size() < k && bytes < limits_.max_reply_bytes) {
-      reply.items.push_back(table.lease_one(holder, now + table.config().lease));
+      reply.items.push_back(table.lease_one(random_token(), now + table.config().lease));
       bytes += reply.items.back().data->bytes().size();
     }
     parked.leased(std::move(reply));
@@ -326,9 +312,7 @@ void Engine::pump(Time now) {
   }
 }
 
-void Engine::read(const Caller& caller, ParkedRead parked, const std::string& table, std::uint32_t wait_ms,
-                  Time now) {
-  observe(caller, now);
+void Engine::read(ParkedRead parked, const std::string& table, std::uint32_t wait_ms, Time now) {
   const auto refuse = [&](std::string message) {
     if (parked.lease) {
       parked.leased(refusal<LeaseReply>(Status::invalid, std::move(message)));
@@ -349,7 +333,6 @@ void Engine::read(const Caller& caller, ParkedRead parked, const std::string& ta
   if (!parked.lease) {
     if (const auto never = never_samples(slot->table, parked.min_n)) return refuse(*never);
   }
-  parked.caller = caller;
   parked.parked_at = now;
   parked.deadline = now + std::chrono::milliseconds(std::min(wait_ms, limits_.max_wait_ms));
   // Every parked read that could go has gone (pump), so only one that has
@@ -366,25 +349,24 @@ void Engine::read(const Caller& caller, ParkedRead parked, const std::string& ta
   slot->reads.push_back(std::move(parked));
 }
 
-void Engine::sample(const Caller& caller, SampleRequest request, Time now, Done<SampleReply> done) {
+void Engine::sample(const Caller& /*caller*/, SampleRequest request, Time now, Done<SampleReply> done) {
   ParkedRead parked;
   parked.n = request.n;
   parked.min_n = request.min_n;
   parked.sampled = std::move(done);
-  read(caller, std::move(parked), request.table, request.wait_ms, now);
+  read(std::move(parked), request.table, request.wait_ms, now);
 }
 
-void Engine::lease(const Caller& caller, LeaseRequest request, Time now, Done<LeaseReply> done) {
+void Engine::lease(const Caller& /*caller*/, LeaseRequest request, Time now, Done<LeaseReply> done) {
   ParkedRead parked;
   parked.lease = true;
   parked.n = request.n;
   parked.min_n = 1;
   parked.leased = std::move(done);
-  read(caller, std::move(parked), request.table, request.wait_ms, now);
+  read(std::move(parked), request.table, request.wait_ms, now);
 }
 
-MutateReply Engine::mutate(const Caller& caller, const MutateRequest& request, Time now) {
-  observe(caller, now);
+MutateReply Engine::mutate(const Caller& /*caller*/, const MutateRequest& request, Time now) {
   Slot* slot = find(request.table);
   if (slot == nullptr) return refusal<MutateReply>(Status::invalid, unknown_table(request.table));
   for (const auto& update : request.updates) {
@@ -397,8 +379,7 @@ MutateReply Engine::mutate(const Caller& caller, const MutateRequest& request, T
   return reply;
 }
 
-Outcome Engine::reset(const Caller& caller, const std::string& table, Time now) {
-  observe(caller, now);
+Outcome Engine::reset(const Caller& /*caller*/, const std::string& table, Time now) {
   Slot* slot = find(table);
   if (slot == nullptr) return refusal<Outcome>(Status::invalid, unknown_table(table));
   slot->table.reset();
@@ -406,33 +387,32 @@ Outcome Engine::reset(const Caller& caller, const std::string& table, Time now) 
   return {};
 }
 
-CountReply Engine::ack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now) {
-  observe(caller, now);
+CountReply Engine::ack(const Caller& /*caller*/, const std::string& table, const std::vector<LeaseRef>& leases,
+                       Time now) {
+  return settle(table, leases, now, true);
+}
+
+CountReply Engine::nack(const Caller& /*caller*/, const std::string& table, const std::vector<LeaseRef>& leases,
+                        Time now) {
+  return settle(table, leases, now, false);
+}
+
+CountReply Engine::settle(const std::string& table, const std::vector<LeaseRef>& leases, Time now, bool done) {
+  const char* method = done ? "ack" : "nack";
   Slot* slot = find(table);
   if (slot == nullptr || !slot->table.is_work()) {
-    return refusal<CountReply>(Status::invalid, "ack needs a work table; '" + table + "' is not one on this shard");
+    return refusal<CountReply>(Status::invalid,
+                               std::string(method) + " needs a work table; '" + table + "' is not one on this shard");
   }
+  // Only the holder of a lease has its token: a key with another token
+  // (a forged or stale one) is not counted and changes nothing.
   CountReply reply;
-  for (Key key : keys) reply.count += slot->table.remove(key) ? 1 : 0;
+  for (const auto& lease : leases) reply.count += (done ? slot->table.ack(lease) : slot->table.nack(lease)) ? 1 : 0;
   pump(now);
   return reply;
 }
 
-CountReply Engine::nack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now) {
-  observe(caller, now);
-  Slot* slot = find(table);
-  if (slot == nullptr || !slot->table.is_work()) {
-    return refusal<CountReply>(Status::invalid, "nack needs a work table; '" + table + "' is not one on this shard");
-  }
-  const LeaseHolder holder{caller.node, caller.replica, caller.attempt};
-  CountReply reply;
-  for (Key key : keys) reply.count += slot->table.nack(key, holder) ? 1 : 0;
-  pump(now);
-  return reply;
-}
-
-InfoReply Engine::info(const Caller& caller, Time now) {
-  observe(caller, now);
+InfoReply Engine::info(const Caller& /*caller*/, Time /*now*/) {
   InfoReply reply;
   reply.shard = shard_;
   reply.server_attempt = server_attempt_;

@@ -1,8 +1,5 @@
-// Bounded memories of the engine: completed inserts by (client, seq), and
-// the highest attempt of each (node, replica).
+// The engine's bounded memory of completed inserts by (client, seq).
 #include "insert_memory.hpp"
-
-#include <string>
 
 namespace slipway::replay::detail {
 
@@ -47,27 +44,6 @@ void InsertMemory::remember(std::uint64_t client, std::uint64_t seq, const std::
   // Past the bounds, forget whole clients, least recently used first (never
   // the one just remembered: it is at the front).
   while (clients_.size() > max_clients_ || (keys_ > max_keys_ && clients_.size() > 1)) forget_oldest();
-}
-
-bool AttemptMemory::heard(const std::string& node, std::uint32_t replica,
-                                                  std::uint32_t attempt) {
-  std::string pair = node;
-  pair.push_back('\0');
-  pair += std::to_string(replica);
-  const auto found = pairs_.find(pair);
-  if (found == pairs_.end()) {
-    lru_.push_front(pair);
-    pairs_.emplace(std::move(pair), Entry{lru_.begin(), attempt});
-    if (pairs_.size() > max_pairs_) {
-      pairs_.erase(lru_.back());
-      lru_.pop_back();
-    }
-    return attempt > 0;
-  }
-  lru_.splice(lru_.begin(), lru_, found->second.position);
-  if (attempt <= found->second.attempt) return false;
-  found->second.attempt = attempt;
-  return true;
 }
 
 }  // namespace slipway::replay::detail

@@ -42,24 +42,4 @@ class InsertMemory {
   std::unordered_map<std::uint64_t, Client> clients_;
 };
 
-// The highest attempt heard from each (node, replica), least recently heard
-// forgotten first past `max_pairs`.
-class AttemptMemory {
- public:
-  explicit AttemptMemory(std::size_t max_pairs) : max_pairs_(max_pairs) {}
-  // Records `attempt`; true when it is above every attempt known of that
-  // pair (or the pair is new and attempt > 0): the caller then frees the
-  // older attempts' leases.
-  bool heard(const std::string& node, std::uint32_t replica, std::uint32_t attempt);
-
- private:
-  struct Entry {
-    std::list<std::string>::iterator position;
-    std::uint32_t attempt;
-  };
-  std::size_t max_pairs_;
-  std::list<std::string> lru_;
-  std::unordered_map<std::string, Entry> pairs_;
-};
-
 }  // namespace slipway::replay::detail

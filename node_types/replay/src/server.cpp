@@ -162,20 +162,16 @@ void Server::serve(channels::Endpoint& endpoint) {
   });
   for (const bool ack : {true, false}) {
     method(endpoint, ack ? "ack" : "nack", [this, ack](const Caller& caller, ByteReader& in, const Shared& responder) {
-      const wire::KeysRequest request = wire::decode_keys(in);
+      const wire::LeasesRequest request = wire::decode_leases(in);
       std::lock_guard lock(mutex_);
       const Time now = Clock::now();
-      const auto reply = ack ? engine_->ack(caller, request.table, request.keys, now)
-                             : engine_->nack(caller, request.table, request.keys, now);
+      const auto reply = ack ? engine_->ack(caller, request.table, request.leases, now)
+                             : engine_->nack(caller, request.table, request.leases, now);
       responder->reply(wire::encode_reply(reply));
     });
   }
-  method(endpoint, "checkpoint", [this](const Caller& caller, ByteReader& in, const Shared& responder) {
+  method(endpoint, "checkpoint", [this](const Caller& /*caller*/, ByteReader& in, const Shared& responder) {
     in.finish("checkpoint request");
-    {
-      std::lock_guard lock(mutex_);
-      engine_->observe(caller, Clock::now());
-    }
     if (!directory_) {
       responder->reply(refusal(Status::invalid, "this replay server has no checkpoint path (outside slipway: "
                                                 "set the configuration's checkpoint.path)"));

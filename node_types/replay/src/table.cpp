@@ -110,6 +110,7 @@ void Table::erase(Key key) {
   }
   remover_->remove(key);
   items_.erase(key);
+  tokens_.erase(key);
 }
 
 bool Table::remove(Key key) {
@@ -122,21 +123,25 @@ bool Table::remove(Key key) {
 void Table::reset() {
   items_.clear();
   leases_.clear();
+  tokens_.clear();
   expiries_.clear();
   sampler_->clear();
   remover_->clear();
   limiter_.reset();
 }
 
-Leased Table::lease_one(const LeaseHolder& holder, Time expires) {
+Leased Table::lease_one(const LeaseToken& token, Time expires) {
   if (!is_work()) throw std::logic_error("lease from a table that is not a work table");
   const Key key = sampler_->select(rng_).key;
   sampler_->remove(key);
   Item& item = items_.at(key);
   ++item.times;
-  leases_.emplace(key, Lease{holder, expires});
+  leases_.emplace(key, Lease{token, expires});
   expiries_.emplace(expires, key);
-  return {key, item.times, item.data};
+  auto& issued = tokens_[key];
+  if (issued.size() == kTokensKept) issued.erase(issued.begin());
+  issued.push_back(token);
+  return {key, item.times, item.data, token};
 }
 
 void Table::end_lease(Key key, bool requeue) {
@@ -146,10 +151,18 @@ void Table::end_lease(Key key, bool requeue) {
   if (requeue) sampler_->insert(key, items_.at(key).priority);
 }
 
-bool Table::nack(Key key, const LeaseHolder& holder) {
-  const auto found = leases_.find(key);
-  if (found == leases_.end() || !(found->second.holder == holder)) return false;
-  end_lease(key, true);
+bool Table::ack(const LeaseRef& lease) {
+  const auto issued = tokens_.find(lease.key);
+  if (issued == tokens_.end()) return false;
+  bool known = false;
+  for (const auto& token : issued->second) known = same_token(token, lease.token) || known;
+  return known && remove(lease.key);
+}
+
+bool Table::nack(const LeaseRef& lease) {
+  const auto found = leases_.find(lease.key);
+  if (found == leases_.end() || !same_token(found->second.token, lease.token)) return false;
+  end_lease(lease.key, true);
   return true;
 }
 
@@ -160,17 +173,6 @@ std::size_t Table::expire(Time now) {
     ++count;
   }
   return count;
-}
-
-std::size_t Table::release(const std::string& node, std::uint32_t replica, std::uint32_t attempt) {
-  std::vector<Key> freed;
-  for (const auto& [key, lease] : leases_) {
-    if (lease.holder.node == node && lease.holder.replica == replica && lease.holder.attempt < attempt) {
-      freed.push_back(key);
-    }
-  }
-  for (Key key : freed) end_lease(key, true);
-  return freed.size();
 }
 
 std::optional<Time> Table::next_expiry() const {

@@ -76,6 +76,15 @@ void put_selector(ByteWriter& w, const SelectorSpec& spec) {
   w.f64(spec.kind == SelectorKind::prioritized ? spec.exponent : 0.0);
 }
 
+void put_token(ByteWriter& w, const LeaseToken& token) { w.raw(token); }
+
+LeaseToken get_token(ByteReader& r) {
+  LeaseToken token;
+  const auto bytes = r.raw(token.size(), "token");
+  std::memcpy(token.data(), bytes.data(), token.size());
+  return token;
+}
+
 SelectorSpec get_selector(ByteReader& r) {
   const std::uint8_t kind = r.u8("selector");
   if (kind > static_cast<std::uint8_t>(SelectorKind::prioritized)) throw ByteError("unknown selector kind");
@@ -213,11 +222,14 @@ Bytes encode_table(const Caller& caller, const std::string& table) {
   });
 }
 
-Bytes encode_keys(const Caller& caller, const KeysRequest& request) {
+Bytes encode_leases(const Caller& caller, const LeasesRequest& request) {
   return request_of(caller, [&](ByteWriter& w) {
     w.str(request.table);
-    w.u32(static_cast<std::uint32_t>(request.keys.size()));
-    for (Key key : request.keys) w.u64(key);
+    w.u32(static_cast<std::uint32_t>(request.leases.size()));
+    for (const auto& lease : request.leases) {
+      w.u64(lease.key);
+      put_token(w, lease.token);
+    }
   });
 }
 
@@ -285,12 +297,17 @@ std::string decode_table(ByteReader& r) {
   return table;
 }
 
-KeysRequest decode_keys(ByteReader& r) {
-  KeysRequest request;
+LeasesRequest decode_leases(ByteReader& r) {
+  LeasesRequest request;
   request.table = r.str("table");
-  const std::uint32_t n = count(r, "key_count", kMaxKeysPerCall, 8);
-  request.keys.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i) request.keys.push_back(r.u64("key"));
+  const std::uint32_t n = count(r, "lease_count", kMaxKeysPerCall, 8 + sizeof(LeaseToken));
+  request.leases.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    LeaseRef lease;
+    lease.key = r.u64("key");
+    lease.token = get_token(r);
+    request.leases.push_back(lease);
+  }
   r.finish("request");
   return request;
 }
@@ -337,6 +354,7 @@ Bytes encode_reply(const LeaseReply& reply) {
     for (const auto& item : reply.items) {
       w.u64(item.key);
       w.u32(item.times_leased);
+      put_token(w, item.token);
       w.blob(item.data->bytes());
     }
   });
@@ -424,12 +442,13 @@ SampleResult decode_sample_reply(View body) {
 
 LeaseResult decode_lease_reply(View body) {
   return decode_of<LeaseResult>(body, "lease reply", [](ByteReader& r, LeaseResult& reply) {
-    const std::uint32_t n = count(r, "k", kMaxItemsPerCall, 16);
+    const std::uint32_t n = count(r, "k", kMaxItemsPerCall, 16 + sizeof(LeaseToken));
     reply.items.reserve(n);
     for (std::uint32_t i = 0; i < n; ++i) {
       LeaseItem item;
       item.key = r.u64("key");
       item.times_leased = r.u32("times_leased");
+      item.token = get_token(r);
       const auto data = r.blob("data", kAnyBlob);
       item.data.assign(data.begin(), data.end());
       reply.items.push_back(std::move(item));

@@ -133,14 +133,16 @@ void basic(replay::Client& rb) {
   }
   check(removed, "delete removes the items");
 
-  // Work table: lease, nack, ack.
+  // Work table: lease, nack, ack, each with the lease's token.
   const replay::Key job = rb.insert(channels::as_view("job"), {{"jobs", 1.0}});
   auto leased = rb.lease("jobs", 4, 5s);
   check(leased.size() == 1 && leased[0].key == job && leased[0].times_leased == 1, "a work item is leased");
-  check(rb.nack("jobs", {job}) == 1, "nack returns it");
+  check(rb.nack("jobs", std::vector<replay::LeaseRef>{{job, {}}}) == 0, "a nack without its token is refused");
+  check(rb.nack("jobs", leased) == 1, "nack returns it");
   leased = rb.lease("jobs", 1, 5s);
   check(leased.size() == 1 && leased[0].times_leased == 2, "it is leased again");
-  check(rb.ack("jobs", {job}) == 1, "ack removes it");
+  check(rb.ack("jobs", std::vector<replay::LeaseRef>{{job, {}}}) == 0, "an ack without its token is refused");
+  check(rb.ack("jobs", leased) == 1, "ack removes it");
   check(table_info(rb.info(), "jobs")->size == 0, "the work table is empty");
 
   // A refusal names the table.
@@ -239,7 +241,7 @@ void work(replay::Client& rb) {
   const auto leased = rb.lease("jobs", 1, 20s);  // the lease lasts 60 s
   check(leased.size() == 1 && leased[0].times_leased == 2, "attempt 1 got its predecessor's job back");
   check(std::chrono::steady_clock::now() - started < 20s, "without waiting for the lease to expire");
-  check(rb.ack("jobs", {leased.at(0).key}) == 1, "and acked it");
+  check(rb.ack("jobs", leased) == 1, "and acked it");
 }
 
 }  // namespace

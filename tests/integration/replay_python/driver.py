@@ -58,6 +58,12 @@ check(writer.keys_written == 20, "the writer wrote %d items" % writer.keys_writt
 check(len({k >> 48 for k in [key] + keys}) == 2, "inserts used one shard only: %s" % ([key] + keys))
 check(rb.size("experience") == 24, "experience holds %d items, not 24" % rb.size("experience"))
 
+# server_info: Reverb's {table name: info}, summed over the two shards.
+server = rb.server_info(timeout=30)
+check(set(server) == {"experience", "ratio", "tasks", "jobs"}, "server_info tables %s" % sorted(server))
+check(server["experience"].current_size == 24 and server["experience"].max_size == 2000,
+      "server_info of experience: %s" % (server["experience"],))
+
 # sample: exactly n, every field filled.
 batch = rb.sample("experience", n=8, timeout=30)
 check(len(batch) == 8, "sampled %d, not 8" % len(batch))

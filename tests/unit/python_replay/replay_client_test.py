@@ -3,12 +3,16 @@
 that decode requests as docs/replay.md lays them out (no UCX, no server):
 the caller block, insert's seq kept across a re-send after a restart,
 not_ready answered by asking again, sample and info replies read back,
-keys routed to their shard, Queue's Empty. The real server is exercised by
-integration:replay_python:client. Usage: replay_client_test.py SOURCE_DIR"""
+server_info summed over the shards, keys routed to their shard, leases
+acked and nacked with their tokens, the lease journal a relaunched task
+returns its predecessor's leases from, Queue's Empty. The real server is
+exercised by integration:replay_python:client. Usage:
+replay_client_test.py SOURCE_DIR"""
 import os
 import pickle
 import struct
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "python"))
@@ -46,6 +50,7 @@ class FakeShard:
     def __init__(self, shard):
         self.shard, self.items, self.seen, self.script, self.next_key = shard, {}, [], [], 1
         self.by_seq = {}
+        self.leases = {}  # key -> token of its current lease (table "jobs")
 
     def call(self, method, data, timeout=None):
         request = Request(data)
@@ -98,6 +103,44 @@ class FakeShard:
         self.items[table] = [(k, d) for k, d in self.items.get(table, []) if k not in deletes]
         return b"\0" + struct.pack("<II", updates, before - len(self.items[table]))
 
+    def close(self):
+        pass
+
+    def lease(self, r, _caller):
+        table, n, _wait = r.text(), r.take("I"), r.take("I")
+        queued = [(k, d) for k, d in self.items.get(table, []) if k not in self.leases][:n]
+        if not queued:
+            return b"\1"
+        out = b""
+        for key, data in queued:
+            self.leases[key] = os.urandom(16)
+            out += struct.pack("<QI", key, 1) + self.leases[key] + struct.pack("<I", len(data)) + data
+        return b"\0" + struct.pack("<I", len(queued)) + out
+
+    def _leases(self, r):
+        table, n = r.text(), r.take("I")
+        refs = []
+        for _ in range(n):
+            key = r.take("Q")
+            r.at += 16
+            refs.append((key, r.data[r.at - 16:r.at]))
+        return table, refs
+
+    def ack(self, r, _caller):
+        table, refs = self._leases(r)
+        done = [k for k, t in refs if self.leases.get(k) == t]
+        for key in done:
+            del self.leases[key]
+        self.items[table] = [(k, d) for k, d in self.items.get(table, []) if k not in done]
+        return b"\0" + struct.pack("<I", len(done))
+
+    def nack(self, r, _caller):
+        _table, refs = self._leases(r)
+        done = [k for k, t in refs if self.leases.get(k) == t]
+        for key in done:
+            del self.leases[key]
+        return b"\0" + struct.pack("<I", len(done))
+
     def info(self, r, _caller):
         head = struct.pack("<IIQQQ", self.shard, 0, 0, 1 << 33, 1 << 26) + text("") + struct.pack("<I", 1)
         table = (text("t") + struct.pack("<BBdBd", 0, 5, 0.6, 1, 0.0) +
@@ -123,7 +166,7 @@ class ClientTest(unittest.TestCase):
     def test_caller_block_names_this_task(self):
         self.rb.insert(b"x", {"t": 1.0})
         version, client_id, replica, attempt, node = self.shards[0].seen[0][1]
-        self.assertEqual((version, replica, attempt, node), (1, 3, 2, "actor"))
+        self.assertEqual((version, replica, attempt, node), (2, 3, 2, "actor"))
         self.assertNotEqual(client_id, 0)
 
     def test_inserts_alternate_shards_and_keys_carry_them(self):
@@ -183,6 +226,66 @@ class ClientTest(unittest.TestCase):
                          ("table", "prioritized", 0.6, "fifo"))
         self.assertEqual((table.max_size, table.inserts, table.samples, table.deletes), (1000, 3, 2, 1))
         self.assertEqual(self.rb.size("t"), 1)
+
+    def test_server_info_maps_each_table_to_its_info_summed_over_shards(self):
+        for i in range(3):
+            self.rb.insert(b"x%d" % i, {"t": 1.0})
+        info = self.rb.server_info()
+        self.assertEqual(list(info), ["t"])
+        table = info["t"]
+        self.assertIsInstance(table, replay.TableInfo)
+        self.assertEqual((table.name, table.kind, table.sampler, table.sampler_exponent),
+                         ("t", "table", "prioritized", 0.6))
+        self.assertEqual((table.size, table.current_size), (3, 3))  # 2 on shard 0, 1 on shard 1
+        self.assertEqual((table.max_size, table.inserts, table.samples, table.deletes), (2000, 6, 4, 2))
+        self.assertEqual((table.min_size_to_sample, table.max_times_sampled), (1, 0))  # as configured
+        self.assertEqual(len(self.rb.info()), 2)  # info() keeps the per-shard shape
+
+    def test_leases_are_acked_and_nacked_with_their_tokens(self):
+        key = self.rb.insert(b"job", {"jobs": 1.0})
+        leases = self.rb.lease("jobs", 4, timeout=5)
+        self.assertEqual(len(leases), 1)
+        lease = leases[0]
+        self.assertIsInstance(lease, replay.Lease)
+        self.assertEqual((lease.key, lease.times_leased, lease.data, len(lease.token)), (key, 1, b"job", 16))
+        with self.assertRaises(replay.ReplayError) as caught:
+            self.rb.ack("jobs", [key])  # a bare key has no token
+        self.assertEqual(caught.exception.code, "invalid")
+        self.assertEqual(self.rb.nack("jobs", [(key, b"\0" * 16)]), 0)  # a forged token frees nothing
+        self.assertEqual(self.rb.nack("jobs", leases), 1)
+        again = self.rb.lease("jobs", 1, timeout=5)
+        self.assertEqual(self.rb.ack("jobs", [again[0]]), 1)
+        self.assertEqual(self.rb.ack("jobs", [(again[0].key, again[0].token)]), 0)  # gone
+
+    def test_a_relaunched_task_returns_its_predecessor_s_leases_from_the_journal(self):
+        with tempfile.TemporaryDirectory() as run_dir:
+            os.environ["SLIPWAY_RUN_DIR"] = run_dir
+            try:
+                key = self.rb.insert(b"job", {"jobs": 1.0})
+                held = self.rb.lease("jobs", 1, timeout=5)  # attempt 2 of actor.3, then it dies
+                journals = os.path.join(run_dir, "replay-leases", "replay")
+                self.assertEqual(len(os.listdir(journals)), 1)
+                self.assertEqual(os.stat(journals).st_mode & 0o777, 0o700)
+                with self.assertRaises(replay.ReplayTimeout):
+                    self.rb.lease("jobs", 1, timeout=0)  # still leased
+                os.environ["SLIPWAY_ATTEMPT"] = "3"
+                relaunched = replay.Client("replay", endpoint=FakeEndpoint(self.shards))
+                got = relaunched.lease("jobs", 1, timeout=5)  # returned first, then leased again
+                self.assertEqual([g.key for g in got], [key])
+                self.assertNotEqual(got[0].token, held[0].token)
+                self.assertEqual(relaunched.ack("jobs", got), 1)
+                relaunched.close()
+                self.assertEqual(os.listdir(journals), [])
+            finally:
+                del os.environ["SLIPWAY_RUN_DIR"]
+
+    def test_lease_journal_lines_are_the_c_plus_plus_client_s(self):
+        token = bytes(range(16))
+        text = replay._LeaseJournal.format([(3, "a table", 9, token)])
+        self.assertEqual(text, b"slipway-replay-leases 1\n"
+                               b"3 9 000102030405060708090a0b0c0d0e0f 61207461626c65\n")
+        self.assertEqual(replay._LeaseJournal.parse(text), [(3, "a table", 9, token)])
+        self.assertEqual(replay._LeaseJournal.parse(text[:-1]), [])  # a line cut short by a crash
 
     def test_writer_pipelines_and_flushes(self):
         for shard in self.shards:

@@ -1,6 +1,6 @@
-// Work tables: leases handed out FIFO, ack and nack, expiry on the
-// injected clock, and a higher attempt of the holder's (node, replica)
-// freeing its predecessor's leases.
+// Work tables: leases handed out FIFO, ack and nack with the lease's token
+// (a forged or stale token, or a forged caller identity, frees nothing),
+// expiry on the injected clock.
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"
@@ -30,6 +30,14 @@ LeaseReply lease(Engine& engine, const Caller& who, std::uint32_t n, Time now, s
   REQUIRE(answer.reply);
   return *answer.reply;
 }
+
+LeaseRef ref(const Leased& leased) { return {leased.key, leased.token}; }
+
+LeaseRef forged(Key key) {
+  LeaseRef lease{key, {}};
+  lease.token.fill(std::byte{0x5a});
+  return lease;
+}
 }  // namespace
 
 TEST_CASE("leases go out in FIFO order - ack removes - nack returns to the front") {
@@ -43,9 +51,10 @@ TEST_CASE("leases go out in FIFO order - ack removes - nack returns to the front
   CHECK(got.items[0].times_leased == 1);
   CHECK(engine.info(worker, t0()).tables[0].leased == 2);
 
-  CHECK(engine.ack(worker, "jobs", {keys[0]}, t0()).count == 1);
-  CHECK(engine.nack(caller("other", 0, 0), "jobs", {keys[1]}, t0()).count == 0);  // not its lease
-  CHECK(engine.nack(worker, "jobs", {keys[1]}, t0()).count == 1);
+  CHECK_FALSE(same_token(got.items[0].token, got.items[1].token));
+
+  CHECK(engine.ack(worker, "jobs", {ref(got.items[0])}, t0()).count == 1);
+  CHECK(engine.nack(worker, "jobs", {ref(got.items[1])}, t0()).count == 1);
   got = lease(engine, worker, 5, t0());
   REQUIRE(got.items.size() == 2);
   CHECK(got.items[0].key == keys[1]);  // back at the front
@@ -68,27 +77,50 @@ TEST_CASE("a lease returns to the queue when it expires") {
   CHECK(again.items[0].key == keys[0]);
 }
 
-TEST_CASE("a call from a higher attempt of the same node - replica frees the older attempt's leases") {
+TEST_CASE("a forged release is refused: another caller's identity or a wrong token frees no lease") {
   Engine engine({{work(60000ms)}, {}}, 0);
-  fill(engine, 2);
-  CHECK(lease(engine, caller("worker", 3, 0), 2, t0()).items.size() == 2);
-  // A parked lease of another worker waits for work.
-  Answer<LeaseReply> waiting;
-  engine.lease(caller("worker", 4, 0), {"jobs", 1, 30000}, t0(), waiting.done());
-  CHECK_FALSE(waiting.reply);
-  // The same replica at a lower or equal attempt frees nothing.
-  engine.info(caller("worker", 3, 0), t0());
-  CHECK(engine.info(caller("worker", 3, 0), t0()).tables[0].leased == 2);
-  // A different replica's higher attempt frees nothing either.
-  engine.info(caller("worker", 5, 2), t0());
-  CHECK(engine.info(caller("worker", 3, 0), t0()).tables[0].leased == 2);
-  // The relaunched worker 3 (attempt 1) calls: both leases go back; the
-  // parked lease of worker 4 takes the first.
-  const auto relaunched = lease(engine, caller("worker", 3, 1), 5, t0() + 1s);
-  REQUIRE(waiting.reply);
-  CHECK(waiting.reply->items.size() == 1);
-  CHECK(relaunched.items.size() == 1);
-  CHECK(relaunched.items[0].times_leased == 2);
+  const auto keys = fill(engine, 2);
+  const auto held = lease(engine, caller("worker", 3, 0), 2, t0());
+  REQUIRE(held.items.size() == 2);
+  const auto leased = [&] { return engine.info(caller(), t0()).tables[0].leased; };
+  // Naming the holder with a higher attempt (what a relaunched worker's
+  // caller block says, and what anyone can write) frees nothing any more.
+  for (const auto& who : {caller("worker", 3, 1), caller("worker", 3, 7), caller("worker", 5, 2)}) {
+    Answer<LeaseReply> none;
+    engine.lease(who, {"jobs", 5, 0}, t0() + 1s, none.done());
+    CHECK(none.reply->status == Status::not_ready);
+    CHECK(engine.nack(who, "jobs", {forged(keys[0]), forged(keys[1])}, t0()).count == 0);
+    CHECK(engine.ack(who, "jobs", {forged(keys[0])}, t0()).count == 0);
+    CHECK(leased() == 2);
+  }
+  // Nor does the holder's own identity with a wrong token, or a token of
+  // the other lease.
+  CHECK(engine.nack(caller("worker", 3, 0), "jobs", {forged(keys[0])}, t0()).count == 0);
+  CHECK(engine.nack(caller("worker", 3, 0), "jobs", {{keys[0], held.items[1].token}}, t0()).count == 0);
+  CHECK(engine.ack(caller("worker", 3, 0), "jobs", {{keys[1], held.items[0].token}}, t0()).count == 0);
+  CHECK(leased() == 2);
+  CHECK(engine.item_count() == 2);
+  // The token alone frees it, whoever brings it (a relaunched worker
+  // returning its predecessor's leases from its journal).
+  CHECK(engine.nack(caller("worker", 3, 1), "jobs", {ref(held.items[0])}, t0()).count == 1);
+  CHECK(leased() == 1);
+}
+
+TEST_CASE("an ack with the token of an expired lease still removes the item - a nack does not return it") {
+  Engine engine({{work(1000ms)}, {}}, 0);
+  fill(engine, 1);
+  const auto first = lease(engine, caller("slow", 0, 0), 1, t0());
+  engine.tick(t0() + 1000ms);  // expired: back in the queue
+  const auto second = lease(engine, caller("fast", 0, 0), 1, t0() + 1000ms);
+  REQUIRE(second.items.size() == 1);
+  CHECK(second.items[0].times_leased == 2);
+  // The first holder's nack no longer touches the second's lease ...
+  CHECK(engine.nack(caller("slow", 0, 0), "jobs", {ref(first.items[0])}, t0() + 1001ms).count == 0);
+  CHECK(engine.info(caller(), t0()).tables[0].leased == 1);
+  // ... but its ack says the work was done: the item goes.
+  CHECK(engine.ack(caller("slow", 0, 0), "jobs", {ref(first.items[0])}, t0() + 1002ms).count == 1);
+  CHECK(engine.item_count() == 0);
+  CHECK(engine.ack(caller("fast", 0, 0), "jobs", {ref(second.items[0])}, t0() + 1003ms).count == 0);
 }
 
 TEST_CASE("sample on a work table and lease on a plain table are refused") {
@@ -99,7 +131,7 @@ TEST_CASE("sample on a work table and lease on a plain table are refused") {
   Answer<LeaseReply> leased;
   engine.lease(caller(), {"t", 1, 0}, t0(), leased.done());
   CHECK(leased.reply->status == Status::invalid);
-  CHECK(engine.ack(caller(), "t", {1}, t0()).status == Status::invalid);
+  CHECK(engine.ack(caller(), "t", {forged(1)}, t0()).status == Status::invalid);
 }
 
 TEST_CASE("a full work table parks inserts until an ack makes room") {
@@ -112,7 +144,7 @@ TEST_CASE("a full work table parks inserts until an ack makes room") {
   CHECK_FALSE(parked.reply);
   const auto got = lease(engine, caller("worker"), 1, t0());
   CHECK_FALSE(parked.reply);  // leased items still count
-  engine.ack(caller("worker"), "jobs", {got.items[0].key}, t0());
+  engine.ack(caller("worker"), "jobs", {ref(got.items[0])}, t0());
   REQUIRE(parked.reply);
   CHECK(parked.reply->status == Status::ok);
   CHECK(keys.size() == 1);

@@ -43,7 +43,7 @@ TEST_CASE("an insert built item by item is the same request as encode_insert, ba
 
 TEST_CASE("the caller block has the documented layout") {
   const Bytes body = wire::encode_caller_only(caller("ab", 1, 2, 3));
-  const std::vector<unsigned> expected{1, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 'a', 'b'};
+  const std::vector<unsigned> expected{2, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 'a', 'b'};
   REQUIRE(body.size() == expected.size());
   for (std::size_t i = 0; i < body.size(); ++i) CHECK(std::to_integer<unsigned>(body[i]) == expected[i]);
 }
@@ -82,10 +82,18 @@ TEST_CASE("sample - mutate - keys and info replies round-trip") {
   CHECK(back.updates == mutate.updates);
   CHECK(back.deletes == mutate.deletes);
 
-  const Bytes keys_body = wire::encode_keys(caller(), {"jobs", {1, 2, 3}});
-  ByteReader k(keys_body);
+  LeaseToken token{};
+  token[0] = std::byte{7};
+  token[15] = std::byte{9};
+  const Bytes leases_body = wire::encode_leases(caller(), {"jobs", {{1, token}, {2, {}}}});
+  ByteReader k(leases_body);
   wire::get_caller(k);
-  CHECK(wire::decode_keys(k).keys == std::vector<Key>{1, 2, 3});
+  const auto leases = wire::decode_leases(k);
+  REQUIRE(leases.leases.size() == 2);
+  CHECK(leases.leases[0].key == 1);
+  CHECK(same_token(leases.leases[0].token, token));
+  CHECK(leases.leases[1].key == 2);
+  CHECK_FALSE(same_token(leases.leases[1].token, token));
 }
 
 TEST_CASE("not_ready and refusals decode with their status and message") {
@@ -115,7 +123,7 @@ TEST_CASE("malformed bodies are refused") {
   CHECK_THROWS_AS(wire::decode_sample(extra), ByteError);
 
   Bytes other_version = good;
-  other_version[0] = std::byte{2};
+  other_version[0] = std::byte{1};  // before lease tokens
   ByteReader v(other_version);
   CHECK_THROWS_WITH(wire::get_caller(v), Catch::Contains("version"));
 
@@ -123,8 +131,28 @@ TEST_CASE("malformed bodies are refused") {
   Bytes huge = wire::encode_caller_only(caller());
   ByteWriter w(huge);
   w.str("t");
-  w.u32(1000000);  // key_count
+  w.u32(1000000);  // lease_count
   ByteReader h(huge);
   wire::get_caller(h);
-  CHECK_THROWS_WITH(wire::decode_keys(h), Catch::Contains("cannot fit"));
+  CHECK_THROWS_WITH(wire::decode_leases(h), Catch::Contains("cannot fit"));
+}
+
+TEST_CASE("a lease reply carries each lease's token - key - times leased - token - data") {
+  auto jobs = table("jobs", TableKind::work);
+  Engine engine({{jobs}, {}}, 0);
+  Answer<InsertReply> inserted;
+  engine.insert(caller(), one_item("job", "jobs"), t0(), inserted.done());
+  Answer<LeaseReply> leased;
+  engine.lease(caller(), {"jobs", 1, 0}, t0(), leased.done());
+  REQUIRE(leased.reply->items.size() == 1);
+  const Bytes body = wire::encode_reply(*leased.reply);
+  // status, k, key, times_leased, then the 16 bytes of the token.
+  REQUIRE(body.size() == 1 + 4 + 8 + 4 + 16 + 4 + 3);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(body[17 + i] == leased.reply->items[0].token[i]);
+  const auto decoded = wire::decode_lease_reply(body);
+  REQUIRE(decoded.items.size() == 1);
+  CHECK(decoded.items[0].key == inserted.reply->keys[0]);
+  CHECK(decoded.items[0].times_leased == 1);
+  CHECK(same_token(decoded.items[0].token, leased.reply->items[0].token));
+  CHECK(text_of(decoded.items[0].data) == "job");
 }

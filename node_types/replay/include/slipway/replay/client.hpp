@@ -7,7 +7,11 @@
 // leases.
 //
 // Contract: calls identify the task (SLIPWAY_NODE, SLIPWAY_REPLICA,
-// SLIPWAY_ATTEMPT) and this client (a random id). Every call retries on
+// SLIPWAY_ATTEMPT) and this client (a random id). A lease is acked or
+// nacked with its token (Lease::ref()); inside slipway the client journals
+// the leases it holds, and its first lease() in a relaunched task returns
+// the leases its task's earlier attempts held (docs/replay.md, "Lease
+// journals"). Every call retries on
 // peer_restarted, peer_lost and courier timeouts until its deadline (the
 // handles follow a restarted shard; samples and leases move on to the next
 // shard meanwhile); an insert is re-sent to its shard with its seq, so
@@ -58,12 +62,14 @@ struct ClientOptions {
 
 class Writer;
 class Sampler;
+class LeaseJournal;
 
 class Client {
  public:
   // Resolves every shard of `node` through `endpoint` (which must outlive
   // the client).
   Client(channels::Endpoint& endpoint, std::string node, ClientOptions options = {});
+  ~Client();
 
   std::size_t shards() const noexcept { return shards_.size(); }
   const Caller& caller() const noexcept { return caller_; }
@@ -79,10 +85,12 @@ class Client {
   std::vector<InfoReply> info();
   std::vector<std::string> checkpoint();
 
-  // Work tables.
+  // Work tables. ack and nack count only the leases whose token they bring.
   std::vector<Lease> lease(const std::string& table, std::uint32_t n, std::optional<Milliseconds> timeout = {});
-  std::uint32_t ack(const std::string& table, const std::vector<Key>& keys);
-  std::uint32_t nack(const std::string& table, const std::vector<Key>& keys);
+  std::uint32_t ack(const std::string& table, const std::vector<LeaseRef>& leases);
+  std::uint32_t nack(const std::string& table, const std::vector<LeaseRef>& leases);
+  std::uint32_t ack(const std::string& table, const std::vector<Lease>& leases);
+  std::uint32_t nack(const std::string& table, const std::vector<Lease>& leases);
 
   // batch > 1: appends are sent `batch` items per insert call.
   Writer writer(const std::string& table, std::size_t max_in_flight = 8, std::size_t batch = 1);
@@ -109,7 +117,9 @@ class Client {
 
  private:
   std::vector<std::vector<Key>> by_shard(const std::vector<Key>& keys) const;
-  std::uint32_t keys_call(const std::string& method, const std::string& table, const std::vector<Key>& keys);
+  std::uint32_t leases_call(const std::string& method, const std::string& table, const std::vector<LeaseRef>& leases);
+  // At the first lease(): opens the journal, returns earlier attempts' leases.
+  void return_predecessors_leases();
 
   channels::Endpoint& endpoint_;
   std::string node_;
@@ -119,6 +129,8 @@ class Client {
   std::mutex mutex_;
   std::uint64_t seq_ = 0;
   std::size_t round_robin_ = 0;
+  std::once_flag predecessors_;
+  std::unique_ptr<LeaseJournal> journal_;  // inside slipway, from the first lease()
 };
 
 // Inserts into one table with up to max_in_flight calls in flight, `batch`

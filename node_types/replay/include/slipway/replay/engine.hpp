@@ -1,15 +1,15 @@
 // The replay engine of one shard: its tables, the requests parked until a
 // rate limiter (or an empty queue) lets them go, de-duplication of re-sent
-// inserts, the attempts heard from each (node, replica) and the leases they
-// hold. No I/O and no clock: every call is given `now`, and tick(now)
+// inserts, and the leases of work tables. No I/O and no clock: every call is given `now`, and tick(now)
 // answers what is due (parked requests at their deadline with not_ready,
 // expired leases back to their queues). docs/replay.md states the rules.
 //
 // Contract: not thread-safe (the server serialises calls). Requests that
 // may park complete through their Done exactly once; the others return
 // their reply. Bad requests are answered with Status::invalid or too_large
-// and change nothing. Every call first applies the caller-block rule: a
-// higher attempt of a (node, replica) frees that pair's older leases.
+// and change nothing. A lease is bound to the random token handed out with
+// it, never to the caller's self-declared identity: ack and nack count only
+// the leases whose token they bring.
 #pragma once
 
 #include <chrono>
@@ -48,7 +48,6 @@ struct EngineConfig {
 
 namespace detail {
 class InsertMemory;
-class AttemptMemory;
 }  // namespace detail
 
 class Engine {
@@ -65,11 +64,9 @@ class Engine {
   void lease(const Caller& caller, LeaseRequest request, Time now, Done<LeaseReply> done);
   MutateReply mutate(const Caller& caller, const MutateRequest& request, Time now);
   Outcome reset(const Caller& caller, const std::string& table, Time now);
-  CountReply ack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now);
-  CountReply nack(const Caller& caller, const std::string& table, const std::vector<Key>& keys, Time now);
+  CountReply ack(const Caller& caller, const std::string& table, const std::vector<LeaseRef>& leases, Time now);
+  CountReply nack(const Caller& caller, const std::string& table, const std::vector<LeaseRef>& leases, Time now);
   InfoReply info(const Caller& caller, Time now);
-  // The caller-block rule alone (for methods the engine does not serve, e.g. checkpoint).
-  void observe(const Caller& caller, Time now);
 
   // Answers parked requests whose deadline has come (not_ready) and
   // returns expired leases to their queues.
@@ -113,7 +110,8 @@ class Engine {
   // those that cannot unless they hold the rest (holds_reads); true if any went.
   bool serve_reads(Slot& slot, Time now);
   bool holds_reads(const ParkedRead& parked, Time now) const;
-  void read(const Caller& caller, ParkedRead parked, const std::string& table, std::uint32_t wait_ms, Time now);
+  void read(ParkedRead parked, const std::string& table, std::uint32_t wait_ms, Time now);
+  CountReply settle(const std::string& table, const std::vector<LeaseRef>& leases, Time now, bool done);
 
   std::uint32_t shard_;
   std::uint32_t server_attempt_ = 0;
@@ -123,7 +121,6 @@ class Engine {
   std::uint64_t next_counter_ = 1;
   std::string checkpoint_path_;
   std::unique_ptr<detail::InsertMemory> inserts_;
-  std::unique_ptr<detail::AttemptMemory> attempts_;
 };
 
 }  // namespace slipway::replay

@@ -8,8 +8,10 @@
 // (counted as a delete). sample_one() needs size() > 0 (and is refused on
 // work tables); an item reaching max_times_sampled is removed (a delete).
 // Work tables: a leased item leaves the sampler until it is acked (removed),
-// nacked, its lease expires or its holder is released; it then goes back in
-// key order (the front of a FIFO queue). Not thread-safe.
+// nacked or its lease expires; it then goes back in key order (the front of
+// a FIFO queue). Each lease has its token: nack needs the current lease's,
+// ack the token of one of the item's last kTokensKept leases (a holder whose
+// lease expired may still report the work done). Not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -21,6 +23,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "slipway/replay/item_store.hpp"
 #include "slipway/replay/rate_limiter.hpp"
@@ -53,13 +56,7 @@ struct Leased {
   Key key = 0;
   std::uint32_t times_leased = 0;
   ItemStore::Data data;
-};
-
-struct LeaseHolder {
-  std::string node;
-  std::uint32_t replica = 0;
-  std::uint32_t attempt = 0;
-  bool operator==(const LeaseHolder&) const = default;
+  LeaseToken token{};
 };
 
 class Table {
@@ -91,11 +88,11 @@ class Table {
   void reset();
 
   // Work tables.
-  Leased lease_one(const LeaseHolder& holder, Time expires);
-  bool nack(Key key, const LeaseHolder& holder);
+  static constexpr std::size_t kTokensKept = 8;
+  Leased lease_one(const LeaseToken& token, Time expires);
+  bool ack(const LeaseRef& lease);
+  bool nack(const LeaseRef& lease);
   std::size_t expire(Time now);
-  // Frees the leases of holder.node/holder.replica with an attempt below `attempt`.
-  std::size_t release(const std::string& node, std::uint32_t replica, std::uint32_t attempt);
   std::optional<Time> next_expiry() const;
 
   // Checkpoints: items in key order, and restoring one (no limiter change;
@@ -112,7 +109,7 @@ class Table {
     ItemStore::Data data;
   };
   struct Lease {
-    LeaseHolder holder;
+    LeaseToken token;
     Time expires;
   };
   void erase(Key key);
@@ -125,6 +122,7 @@ class Table {
   Rng rng_;
   std::unordered_map<Key, Item> items_;
   std::unordered_map<Key, Lease> leases_;
+  std::unordered_map<Key, std::vector<LeaseToken>> tokens_;  // per leased item, the last kTokensKept
   std::set<std::pair<Time, Key>> expiries_;
 };
 

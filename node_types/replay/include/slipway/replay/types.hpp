@@ -1,9 +1,11 @@
 // Vocabulary of the replay engine: keys, the injected clock's time points,
-// table kinds, selector kinds and the identity of a caller
+// table kinds, selector kinds, the identity of a caller and lease tokens
 // (docs/replay.md, "Wire protocol").
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +49,19 @@ struct Caller {
   std::uint32_t attempt = 0;
   std::string node;
 };
+
+// A lease's secret: 128 random bits handed out with a leased item; an ack
+// or nack of the item must bring it (docs/replay.md, `lease`).
+using LeaseToken = std::array<std::byte, 16>;
+struct LeaseRef {
+  Key key = 0;
+  LeaseToken token{};
+};
+// A fresh token from the kernel's random source (getrandom(2)); throws
+// std::runtime_error when it gives none.
+LeaseToken random_token();
+// Compares in a time that does not depend on where they differ.
+bool same_token(const LeaseToken& a, const LeaseToken& b) noexcept;
 
 // Reply status (docs/replay.md, "Reply header and status codes").
 enum class Status : std::uint8_t { ok = 0, not_ready = 1, invalid = 2, too_large = 3 };

@@ -20,7 +20,7 @@
 
 namespace slipway::replay::wire {
 
-constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kVersion = 2;  // 2: leases carry tokens
 constexpr std::uint32_t kMaxItemsPerCall = 65536;
 constexpr std::uint32_t kMaxKeysPerCall = 1048576;
 
@@ -39,6 +39,8 @@ struct LeaseItem {
   Key key = 0;
   std::uint32_t times_leased = 0;
   Bytes data;
+  LeaseToken token{};  // what ack and nack of it must bring
+  LeaseRef ref() const { return {key, token}; }
 };
 struct SampleResult : Outcome {
   std::vector<SampleItem> items;
@@ -46,9 +48,9 @@ struct SampleResult : Outcome {
 struct LeaseResult : Outcome {
   std::vector<LeaseItem> items;
 };
-struct KeysRequest {  // ack, nack
+struct LeasesRequest {  // ack, nack
   std::string table;
-  std::vector<Key> keys;
+  std::vector<LeaseRef> leases;
 };
 
 // Requests: the caller block first.
@@ -83,14 +85,14 @@ Bytes encode_sample(const Caller& caller, const SampleRequest& request);
 Bytes encode_lease(const Caller& caller, const LeaseRequest& request);
 Bytes encode_mutate(const Caller& caller, const MutateRequest& request);
 Bytes encode_table(const Caller& caller, const std::string& table);  // reset
-Bytes encode_keys(const Caller& caller, const KeysRequest& request);  // ack, nack
+Bytes encode_leases(const Caller& caller, const LeasesRequest& request);  // ack, nack
 
 InsertRequest decode_insert(ByteReader& r);
 SampleRequest decode_sample(ByteReader& r);
 LeaseRequest decode_lease(ByteReader& r);
 MutateRequest decode_mutate(ByteReader& r);
 std::string decode_table(ByteReader& r);
-KeysRequest decode_keys(ByteReader& r);
+LeasesRequest decode_leases(ByteReader& r);
 
 // Replies: u8 status, then a message (invalid, too_large) or the body (ok).
 Bytes encode_outcome(const Outcome& outcome);  // reset, and any refusal
