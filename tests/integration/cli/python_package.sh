@@ -2,7 +2,8 @@
 # Issue 15: `import slipway` works in every task slipway starts (the CLI puts
 # its package on PYTHONPATH and names the courier library), from any
 # directory, and after `cmake --install` through the installed package and
-# the slipway.pth written for the system python3.
+# the slipway.pth written for the system python3 (only when installing into
+# the configured prefix: `--prefix DIR` writes nothing outside DIR).
 source "$(dirname "$0")/lib.sh"
 : "${BUILD_DIR:?}"
 
@@ -21,7 +22,9 @@ expect_status 0
 expect_line "$WORK/out" "^a\.0: imported .*/slipway/__init__\.py$"
 expect_line "$WORK/out" "^a\.1: imported .*/slipway/__init__\.py$"
 
-# Installed: the package under LIBDIR/slipway/python, slipway.pth naming it.
+# Installed into another prefix: the package under LIBDIR/slipway/python,
+# and nothing outside the prefix (no slipway.pth in python3's own site
+# directory, which lies outside it; issue 27).
 prefix="$WORK/prefix"
 DESTDIR="$WORK/root" cmake --install "$BUILD_DIR" --prefix "$prefix" >"$WORK/install.out" 2>&1 ||
   { cat "$WORK/install.out"; fail "cmake --install failed"; }
@@ -29,11 +32,26 @@ installed="$WORK/root$prefix"
 package=$(find "$installed" -path '*/slipway/python/slipway/replay.py' | head -n 1)
 [ -n "$package" ] || fail "slipway/replay.py is not installed under $installed"
 package_dir=${package%/slipway/replay.py}
-site=$(grep -E '^SLIPWAY_PYTHON_SITE_DIR:PATH=' "$BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
+# (The SPANK plugin and its plugstack.conf.d entry go where Slurm reads
+# them, SLIPWAY_SPANK_PLUGIN_DIR and SLIPWAY_PLUGSTACK_DIR: not Python's.)
+cached() { grep -E "^$1:PATH=" "$BUILD_DIR/CMakeCache.txt" | cut -d= -f2-; }
+outside=$(find "$WORK/root" -mindepth 1 \( -type f -o -type l \) ! -path "$installed/*" \
+  ! -path "$WORK/root$(cached SLIPWAY_SPANK_PLUGIN_DIR)/slipway.so" \
+  ! -path "$WORK/root$(cached SLIPWAY_PLUGSTACK_DIR)/slipway.conf" | head -n 5)
+[ -z "$outside" ] || fail "cmake --install --prefix $prefix wrote outside the prefix: $outside"
+# Into the configured prefix (where python3's site directory was chosen for):
+# slipway.pth there, naming the installed package.
+site=$(cached SLIPWAY_PYTHON_SITE_DIR)
+configured=$(cached CMAKE_INSTALL_PREFIX)
 if [ -n "$site" ]; then
-  pth="$WORK/root$site/slipway.pth"
-  [ -f "$pth" ] || fail "slipway.pth is not installed in $WORK/root$site"
-  [ "$(cat "$pth")" = "${package_dir#"$WORK/root"}" ] || fail "slipway.pth names $(cat "$pth"), not ${package_dir#"$WORK/root"}"
+  DESTDIR="$WORK/system" cmake --install "$BUILD_DIR" --prefix "$configured" >"$WORK/install-system.out" 2>&1 ||
+    { cat "$WORK/install-system.out"; fail "cmake --install --prefix $configured failed"; }
+  pth="$WORK/system$site/slipway.pth"
+  [ -f "$pth" ] || fail "slipway.pth is not installed in $WORK/system$site"
+  system_package=$(find "$WORK/system$configured" -path '*/slipway/python/slipway/replay.py' | head -n 1)
+  system_package=${system_package%/slipway/replay.py}
+  [ "$(cat "$pth")" = "${system_package#"$WORK/system"}" ] ||
+    fail "slipway.pth names $(cat "$pth"), not ${system_package#"$WORK/system"}"
 fi
 # What the .pth does for python3, from the DESTDIR copy.
 run_logged "$WORK/installed.out" env -u PYTHONPATH -u SLIPWAY_COURIER_LIBRARY /usr/bin/python3 -c \
