@@ -1,15 +1,38 @@
 // `slipway run FILE`: run a program on this machine (the local launcher).
 #include <cstdio>
+#include <cstdlib>
 
 #include "commands.hpp"
 #include "program_loading.hpp"
 #include "launch_report.hpp"
 #include "option_checks.hpp"
 #include "program_paths.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/launch/launcher_guard.hpp"
 #include "slipway/launch/local_launcher.hpp"
 
 namespace slipway::cli {
+namespace {
+
+// Inside a task of `program` (its SLIPWAY_PROGRAM and SLIPWAY_TOKEN are
+// set, the first naming it), a run would start the program again, whose
+// tasks could do the same without end: refused, with what to do, unless
+// --nested asks for it.
+bool refuse_nested_run(const core::Program& program) {
+  const char* outer = std::getenv(core::env::kProgram);
+  const char* token = std::getenv(core::env::kToken);
+  if (outer == nullptr || token == nullptr || *token == '\0' || *program.name != outer) return false;
+  const char* node = std::getenv(core::env::kNode);
+  std::fprintf(stderr,
+               "slipway run: refused: this is a task (%s) of program '%s', and running '%s' here would "
+               "start the program again from inside itself, whose tasks could do the same without end. "
+               "A Python program's sw.launch() in its own task runs that task's node instead; to start a "
+               "nested copy on purpose, pass --nested\n",
+               node != nullptr ? node : "?", outer, program.name->c_str());
+  return true;
+}
+
+}  // namespace
 
 void register_run(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<launch::LocalRunOptions>();
@@ -29,12 +52,16 @@ void register_run(CLI::App& app, CommandContext& ctx) {
                   "Seconds a task waits for the addresses of the nodes it handles (default 300)")
       ->type_name("SECONDS")
       ->check(seconds_between(0, 86400, true));
+  auto nested = std::make_shared<bool>(false);
+  cmd->add_flag("--nested", *nested,
+                "Allow running the program from inside one of its own tasks (refused by default: a "
+                "program that starts itself from its tasks would do so without end)");
   cmd->footer(
       "Output lines are prefixed with NODE.REPLICA; each task's output is also kept in\n"
       "RUN_DIR/logs/NODE.REPLICA.log (`slipway logs`). Past runs: `slipway runs`.\n"
       "Exit status: 0 when every non-daemon task succeeded, 1 when a task failed beyond\n"
       "its max_retries, 2 for an invalid topology or option, 128+N when stopped by signal N.");
-  cmd->callback([&ctx, options, allocation, grace_s, wire_s] {
+  cmd->callback([&ctx, options, allocation, grace_s, wire_s, nested] {
     const auto local = allocation_options(*allocation, "run");
     if (!local) {
       ctx.exit_code = 2;
@@ -46,9 +73,10 @@ void register_run(CLI::App& app, CommandContext& ctx) {
     options->exec_path = sibling_program("slipway-exec");
     // Loading, the run and the report all happen in the guarded launcher
     // process (launcher_guard.hpp); its exit status comes back here.
-    ctx.exit_code = launch::run_guarded([&options = *options] {
+    ctx.exit_code = launch::run_guarded([&options = *options, nested = *nested] {
       auto program = load_program(options.topology_path);
       if (!program) return 2;
+      if (!nested && refuse_nested_run(*program)) return 2;
       return report_outcome(launch::run_local(options, *program));
     });
   });
