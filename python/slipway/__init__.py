@@ -14,7 +14,8 @@ CourierNode, ReplayNode, ExecNode, Table and its samplers and rate
 limiters), slipway.rpc (pickled courier RPC, batched_handler, and the trust
 model: only tasks of the same program are unpickled), slipway.launch,
 slipway.lifecycle (stop, wait_for_stop, stop_event, stop handlers),
-slipway.program_node (what each task runs).
+slipway.program_node (what each task runs), slipway.shipping (nodes
+pickled with cloudpickle for their tasks).
 
 Lower layers: slipway.courier (courier RPC over UCX, bytes in and out) and
 slipway.replay (the client of a replay node: tables, queues, pools).
