@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 import queue as _queue
 
 from . import courier
@@ -365,9 +366,10 @@ class _LeaseJournal:
         self._fd = self._dir = None
 
     def close(self):
-        """Removes this client's file: a client that ends holds nothing to return."""
+        """Removes this client's file when it holds no lease (else the
+        task's next attempt returns them)."""
         with self._lock:
-            if self._fd is not None:
+            if self._fd is not None and not self._held:
                 try:
                     os.unlink(self._name, dir_fd=self._dir)
                 except OSError:
@@ -377,6 +379,15 @@ class _LeaseJournal:
 
 def _plain(name):
     return bool(name) and not name.startswith(".") and "/" not in name and len(name) <= 255
+
+
+def _close_at_exit(owner, endpoint):
+    """Closes `endpoint` when `owner` is collected or, at the latest, when
+    the interpreter exits (atexit, while the endpoint's threads can still
+    enter Python): an endpoint left open into the interpreter's
+    finalization can abort the process ("FATAL: exception not rethrown")
+    when its progress thread calls a handler then."""
+    return weakref.finalize(owner, endpoint.close)
 
 
 def _lease_refs(leases):
@@ -423,6 +434,9 @@ class Client(_Closing):
         self.node = node
         self._own_endpoint = endpoint is None
         self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
+        if self._own_endpoint:
+            _close_at_exit(self, self._endpoint)
+        self._stopping = None  # an Event: set, retries and waits end (Pool.serve's stop)
         self._resolve_timeout = resolve_timeout
         self._shards = None
         self._lock = threading.Lock()
@@ -473,12 +487,34 @@ class Client(_Closing):
         request = self._caller + body
         while True:
             try:
-                return _parse(self.shards[shard].call(method, request, timeout=wait_ms / 1000 + _MARGIN))
+                if self._stopping is None:
+                    return _parse(self.shards[shard].call(method, request, timeout=wait_ms / 1000 + _MARGIN))
+                return _parse(self._stoppable_call(shard, method, request, wait_ms))
             except courier.CourierError as error:
                 if error.code not in _RETRIED or deadline.passed():
                     raise ReplayError(error.code, "%s on shard %d of %r: %s" %
                                       (method, shard, self.node, error)) from error
+            if self._stopping is not None and self._stopping.is_set():
+                raise ReplayTimeout("%s on shard %d of %r: stopped while the shard did not answer" %
+                                    (method, shard, self.node))
             time.sleep(0.05)
+
+    def _stoppable_call(self, shard, method, request, wait_ms):
+        """A call that, once _stopping is set, gives up on a shard that has
+        not answered within wait_ms + 0.5 s (a shard that answers answers by
+        wait_ms; one that stopped does not, and its call would wait out the
+        margin): a Pool worker told to stop ends within its lease wait."""
+        future = self.shards[shard].call_async(method, request, timeout=wait_ms / 1000 + _MARGIN)
+        patience = time.monotonic() + wait_ms / 1000 + 0.5
+        while True:
+            try:
+                return future.result(timeout=0.05)
+            except courier.CourierError:
+                if future.done():
+                    raise  # the call itself failed
+            if self._stopping.is_set() and time.monotonic() >= patience:
+                raise ReplayTimeout("%s on shard %d of %r: stopped while the shard did not answer" %
+                                    (method, shard, self.node))
 
     def _pull(self, method, body_for, deadline):
         """A parked request (sample, lease) to the shards in turn: first each
@@ -494,7 +530,7 @@ class Client(_Closing):
         turn = 0
         # One shard is parked on for its whole wait; several, a second each.
         cap = _PARK_MS if count == 1 else 1000
-        while not deadline.passed():
+        while not deadline.passed() and not (self._stopping is not None and self._stopping.is_set()):
             shard = (first + turn) % count
             turn += 1
             wait_ms = deadline.wait_ms(cap)
@@ -962,6 +998,8 @@ class Pool(_Closing):
         self.node, self.table, self.worker_node = node, table, worker_node
         self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
         self._own_endpoint = endpoint is None
+        if self._own_endpoint:
+            _close_at_exit(self, self._endpoint)
         self._client = Client(node, endpoint=self._endpoint)
         self._results = {}
         self._arrived = threading.Condition()
@@ -1038,7 +1076,12 @@ class Pool(_Closing):
 
     def serve(self, functions, max_tasks=None):
         """Runs the pool's tasks with `functions` ({name: function}) until
-        stop(), SIGTERM or SIGINT (or `max_tasks` tasks); returns how many it ran."""
+        stop(), SIGTERM or SIGINT (or `max_tasks` tasks); returns how many it
+        ran. A shard that is restarting is waited for (its tasks come back
+        to its queue); a task that is not a signed task of this program is
+        dropped with a line on stderr, never run; once told to stop it asks
+        for no more (at most the lease wait it is in, 1 s, and the task it
+        runs)."""
         here = os.environ.get("SLIPWAY_NODE")
         if self.worker_node and here and here != self.worker_node:
             raise ReplayError("invalid", "this task is of node %r, but pool %r is served by node %r" %
@@ -1046,14 +1089,33 @@ class Pool(_Closing):
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: self._stop.set())
+        self._client._stopping = self._stop
+        try:
+            return self._serve(functions, max_tasks, here)
+        finally:
+            self._client._stopping = None
+
+    def _serve(self, functions, max_tasks, here):
         callers, ran = {}, 0
         while not self._stop.is_set() and (max_tasks is None or ran < max_tasks):
             try:
                 leased = self._client.lease(self.table, 1, timeout=1.0)
             except ReplayTimeout:
                 continue
+            except ReplayError as error:
+                if error.code not in _RETRIED:
+                    raise
+                time.sleep(0.2)  # a shard restarting: ask again (the loop's own retry)
+                continue
             for lease in leased:
-                task_id, address, name, item = _opened(_POOL_TASK, self.table, lease.data)
+                try:
+                    task_id, address, name, item = _opened(_POOL_TASK, self.table, lease.data)
+                except Exception as error:  # noqa: BLE001 (unsigned, or not a pool task)
+                    print("slipway pool %r: dropped item %d, which is not a task of this program's pools "
+                          "(%s: %s); it is not run" % (self.table, lease.key, type(error).__name__, error),
+                          file=sys.stderr, flush=True)
+                    self._done(lease)
+                    continue
                 try:
                     result = (task_id, True, functions[name](item))
                 except BaseException:  # the caller gets it as PoolTaskError
@@ -1070,9 +1132,17 @@ class Pool(_Closing):
                     callers[address].call(_RESULT_METHOD, report, timeout=30.0)
                 except courier.CourierError:
                     callers.pop(address, None)  # the caller is gone: nobody waits for it
-                self._client.ack(self.table, [lease])
+                self._done(lease)
                 ran += 1
         return ran
+
+    def _done(self, lease):
+        """Acks `lease`; one its shard lost (restarted) is not acked, and runs again."""
+        try:
+            self._client.ack(self.table, [lease], timeout=5.0)
+        except ReplayError as error:
+            if error.code not in _RETRIED:
+                raise
 
     def stop(self):
         """Ends serve() after the task it runs."""

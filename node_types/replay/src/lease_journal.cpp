@@ -96,7 +96,7 @@ LeaseJournal::LeaseJournal(base::UniqueFd directory, std::string task, std::uint
     : directory_(std::move(directory)), task_(std::move(task)), attempt_(attempt), file_(std::move(file)) {}
 
 LeaseJournal::~LeaseJournal() {
-  if (fd_ && directory_) ::unlinkat(directory_.get(), file_.c_str(), 0);
+  if (fd_ && directory_ && held_.empty()) ::unlinkat(directory_.get(), file_.c_str(), 0);
 }
 
 std::string LeaseJournal::format(const std::vector<Entry>& entries) {

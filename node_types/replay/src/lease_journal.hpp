@@ -38,7 +38,8 @@ class LeaseJournal {
   // The journal of client `client_id` of this task for replay node
   // `replay_node`; nullptr outside slipway.
   static std::unique_ptr<LeaseJournal> open(const std::string& replay_node, const Caller& caller);
-  // Removes this client's file: a client that ends holds nothing to return.
+  // Removes this client's file unless it still holds leases (the task's
+  // next attempt returns those).
   ~LeaseJournal();
   LeaseJournal(const LeaseJournal&) = delete;
   LeaseJournal& operator=(const LeaseJournal&) = delete;

@@ -13,6 +13,8 @@ import pickle
 import struct
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "python"))
@@ -106,6 +108,12 @@ class FakeShard:
     def close(self):
         pass
 
+    def call_async(self, method, data, timeout=None):
+        try:
+            return Done(self.call(method, data, timeout))
+        except courier.CourierError as error:
+            return Failed(error)
+
     def lease(self, r, _caller):
         table, n, _wait = r.text(), r.take("I"), r.take("I")
         queued = [(k, d) for k, d in self.items.get(table, []) if k not in self.leases][:n]
@@ -152,14 +160,26 @@ class FakeShard:
 class FakeEndpoint:
     def __init__(self, shards):
         self.shards = shards
+        self.reported = []  # (address, method, data) of calls to connected endpoints
+        self.address = b"caller-address"
 
     def resolve_all(self, node, timeout=None):
         return self.shards
 
+    def connect(self, address, label=""):
+        endpoint = self
+
+        class Caller:
+            def call(self, method, data, timeout=None):
+                endpoint.reported.append((address, method, data))
+                return b""
+        return Caller()
+
 
 class ClientTest(unittest.TestCase):
     def setUp(self):
-        os.environ.update({"SLIPWAY_NODE": "actor", "SLIPWAY_REPLICA": "3", "SLIPWAY_ATTEMPT": "2"})
+        os.environ.update({"SLIPWAY_NODE": "actor", "SLIPWAY_REPLICA": "3", "SLIPWAY_ATTEMPT": "2",
+                           "SLIPWAY_TOKEN": "the program's secret"})
         self.shards = [FakeShard(0), FakeShard(1)]
         self.rb = replay.Client("replay", endpoint=FakeEndpoint(self.shards))
 
@@ -325,6 +345,57 @@ class ClientTest(unittest.TestCase):
             pool.serve({})  # this task is node "actor"
         self.assertIn("served by node 'worker'", str(caught.exception))
 
+    def pool_with_tasks(self, *payloads):
+        endpoint = FakeEndpoint(self.shards)
+        pool = replay.Pool("replay", "jobs", endpoint=endpoint)
+        pool._client.insert_many(list(payloads), {"jobs": 1.0})
+        return pool, endpoint
+
+    def test_a_pool_worker_drops_a_task_that_is_not_the_program_s_and_runs_on(self):
+        signed = replay._sealed(replay._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 7))
+        pool, endpoint = self.pool_with_tasks(pickle.dumps(((1, 2), b"x", "square", 8)), signed)
+        # Before: the unsigned task's PermissionError ended serve(), and the
+        # relaunched worker leased it again until its retries ran out.
+        self.assertEqual(pool.serve({"square": lambda x: x * x}, max_tasks=1), 1)
+        self.assertEqual(len(endpoint.reported), 1)
+        task_id, ok, value = replay._opened(replay._POOL_RESULT, replay._RESULT_METHOD, endpoint.reported[0][2])
+        self.assertEqual((task_id, ok, value), ((1, 1), True, 49))
+        self.assertEqual(self.shards[0].items["jobs"], [])  # both acked: the dropped one too
+
+    def test_a_pool_worker_waits_out_a_shard_restart(self):
+        signed = replay._sealed(replay._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 3))
+        pool, endpoint = self.pool_with_tasks(signed)
+        # Longer than a lease call's 1 s deadline: before, its ReplayError ended serve().
+        for shard in self.shards:
+            shard.script = [courier.CourierError("peer_lost", "restarting")] * 30
+        self.assertEqual(pool.serve({"square": lambda x: x * x}, max_tasks=1), 1)
+        self.assertEqual(len(endpoint.reported), 1)
+
+    def test_a_pool_worker_told_to_stop_stops_while_a_shard_does_not_answer(self):
+        pool, _ = self.pool_with_tasks()
+        for shard in self.shards:
+            shard.script = [courier.CourierError("peer_lost", "gone")] * 1000
+        timer = threading.Timer(0.3, pool.stop)
+        timer.start()
+        started = time.monotonic()
+        self.assertEqual(pool.serve({}), 0)
+        self.assertLess(time.monotonic() - started, 0.9)  # before: each retry went on to its deadline
+        timer.join()
+
+    def test_a_pool_worker_told_to_stop_gives_up_a_call_its_stopped_shard_never_answers(self):
+        pool, _ = self.pool_with_tasks()
+        for shard in self.shards:  # a shard that stopped: calls wait out their courier timeout
+            shard.call_async = lambda *a, **k: Pending()
+            shard.call = lambda method, data, timeout=None: Pending().result(timeout)
+        timer = threading.Timer(0.3, pool.stop)
+        timer.start()
+        started = time.monotonic()
+        self.assertEqual(pool.serve({}), 0)
+        # Within the lease wait (1 s) and the 0.5 s after it; before: the
+        # call's margin (5 s) and more, past the launcher's grace.
+        self.assertLess(time.monotonic() - started, 2.0)
+        timer.join()
+
     def test_queue_pickles_and_raises_empty(self):
         os.environ["SLIPWAY_TOKEN"] = "the program's secret"
         q = replay.Queue("replay", "q", client=self.rb)
@@ -348,13 +419,30 @@ class Done:
     def __init__(self, value):
         self.value = value
 
+    def done(self):
+        return True
+
     def result(self, timeout=None):
         return self.value
+
+
+class Pending:
+    """A call its shard never answers."""
+
+    def done(self):
+        return False
+
+    def result(self, timeout=None):
+        time.sleep(timeout or 0)
+        raise courier.CourierError("timeout", "not complete")
 
 
 class Failed:
     def __init__(self, error):
         self.error = error
+
+    def done(self):
+        return True
 
     def result(self, timeout=None):
         raise self.error

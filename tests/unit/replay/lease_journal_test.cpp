@@ -80,15 +80,23 @@ TEST_CASE("a relaunched task takes the leases its earlier attempts journaled - o
   CHECK(fs::exists(run.journals() / "worker.1.0.000000000000000c"));  // another replica's: left alone
 }
 
-TEST_CASE("a client that ends removes its journal - none is kept outside slipway") {
+TEST_CASE("a client that ends holding no lease removes its journal - none is kept outside slipway") {
   {
     RunDir run;
+    const fs::path file = run.journals() / "worker.0.0.0000000000000001";
     {
       auto journal = LeaseJournal::open("replay", task(0, 0, 1));
       journal->add({entry(0, "jobs", 5, 0x11)});
-      CHECK(fs::exists(run.journals() / "worker.0.0.0000000000000001"));
+      CHECK(fs::exists(file));
     }
-    CHECK_FALSE(fs::exists(run.journals() / "worker.0.0.0000000000000001"));
+    CHECK(fs::exists(file));  // ended holding a lease: the next attempt returns it
+    fs::remove(file);
+    {
+      auto journal = LeaseJournal::open("replay", task(0, 0, 1));
+      journal->add({entry(0, "jobs", 5, 0x11)});
+      journal->remove({{5, {}}});
+    }
+    CHECK_FALSE(fs::exists(file));
   }
   CHECK(LeaseJournal::open("replay", task(0, 0, 1)) == nullptr);  // no SLIPWAY_RUN_DIR
 }
