@@ -114,7 +114,10 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
 EndpointCore::EndpointCore(EndpointOptions options)
     : options_(std::move(options)),
       name_(options_.name.empty() ? default_name() : options_.name),
-      id_(random_id()) {
+      id_(random_id()),
+      auth_(CourierAuth::from(options_.secret)) {
+  options_.secret.assign(options_.secret.size(), '\0');
+  options_.secret.clear();
   if (options_.max_message_bytes == 0 || options_.max_queued_requests == 0 ||
       options_.max_callers == 0 || options_.default_timeout.count() <= 0) {
     throw ChannelError(Errc::invalid_argument,
@@ -146,6 +149,8 @@ EndpointCore::~EndpointCore() {
   // while it is destroyed may still touch it.
   peers_.clear();
   callers_.clear();
+  pending_.clear();
+  proven_.clear();
   counters_.callers = 0;
   lingering_.clear();
   // Messages still arriving while the worker is destroyed are dropped here
@@ -191,6 +196,7 @@ EndpointStats EndpointCore::stats() const noexcept {
   out.callers = counters_.callers.load();
   out.calls_without_hello = counters_.calls_without_hello.load();
   out.refused_addresses = counters_.refused_addresses.load();
+  out.refused_proofs = counters_.refused_proofs.load();
   return out;
 }
 
@@ -317,6 +323,10 @@ void EndpointCore::stop_everything() {
       notices.push_back(wire::Header{wire::Kind::leaving, 0, id_, connection, {}});
     }
     linger(std::move(caller.ep), wire::kReplyAm, notices);
+  }
+  for (auto* waiting : {&pending_, &proven_}) {
+    for (auto& [key, pending] : *waiting) linger(std::move(pending.ep));
+    waiting->clear();
   }
   // Let the goodbyes, notices and replies leave (at most kLingerLimit);
   // endpoints close as they become idle.
