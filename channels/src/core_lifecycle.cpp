@@ -73,6 +73,14 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   // sysv; one in the environment wins.
   std::string tls = options.tls;
   if (tls.empty() && std::getenv("UCX_TLS")) tls = std::getenv("UCX_TLS");
+  // UCX's sysv segments are readable and writable by the user's group
+  // (0660 in UCX 1.13's mm_sysv.c), so another user of that group could
+  // attach an endpoint's queue: left out unless the transports are named.
+  // posix segments are 0600 and shared through /proc/PID/fd (same user).
+  if (tls.empty()) {
+    tls = "^sysv";
+    settings.config["TLS"] = tls;
+  }
   if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
       !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
     settings.config["MM_ERROR_HANDLING"] = "y";
