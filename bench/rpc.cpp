@@ -47,6 +47,7 @@
 #include "slipway/channels/endpoint.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/rendezvous/token.hpp"
 
 namespace {
 
@@ -347,6 +348,11 @@ int run(const std::vector<std::string>& args) {
   std::vector<std::string> mode_names = {"default", "sleep", "busypoll"};
   if (args.size() == 6 && args[0] == "--serve") {
     return serve(args[1], Mode{args[2], args[3] == "1", std::stoi(args[4]), std::stoi(args[5])});
+  }
+  // The served and serving processes prove one secret to each other, as a
+  // program's tasks do: the callee it spawns inherits it.
+  if (!std::getenv("SLIPWAY_TOKEN")) {
+    ::setenv("SLIPWAY_TOKEN", rendezvous::generate_token().c_str(), 1);
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() -> std::string {

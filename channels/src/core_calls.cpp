@@ -105,6 +105,10 @@ void EndpointCore::flush_waiting(std::uint64_t peer_id) {
     auto call = calls_.find(call_id);
     if (call == calls_.end()) continue;
     if (!peer.ep && !connect_or_fail(peer_id, peer, call_id)) continue;
+    if (!can_transmit(peer)) {
+      peer.waiting.push_back(call_id);
+      continue;
+    }
     transmit(call_id, call->second, peer);
   }
 }
@@ -191,6 +195,10 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
     return;
   }
   if (!peer.ep && !connect_or_fail(peer_id, peer, id)) return;
+  if (!can_transmit(peer)) {
+    peer.waiting.push_back(id);  // until the callee's challenge is answered
+    return;
+  }
   transmit(id, call, peer);
 }
 
@@ -274,17 +282,54 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
 }
 
 void EndpointCore::say_hello(Peer& peer) {
-  // Eager, so that it reaches the callee before the calls that follow it on
-  // this connection (a callee drops requests from senders it has not heard
-  // from); a rendezvous hello would complete after them.
+  // Calls on this connection wait for the callee's challenge (on_challenge):
+  // a callee reads nothing from a caller that has not proven the secret.
   peer.hello_due = false;
+  peer.admitted = false;
+  peer.nonce = CourierAuth::nonce();
   send_message(*peer.ep, wire::kRequestAm,
                wire::Header{wire::Kind::hello, 0, id_, peer.generation, {}},
-               wire::encode_hello(name_, worker_->address()), 0, false, UCP_AM_SEND_FLAG_EAGER);
+               wire::encode_hello(name_, peer.nonce, worker_->address()), 0, false,
+               UCP_AM_SEND_FLAG_EAGER);
+}
+
+bool EndpointCore::can_transmit(Peer& peer) {
+  if (peer.ep && peer.hello_due) say_hello(peer);
+  return peer.ep && peer.admitted;
+}
+
+void EndpointCore::on_challenge(const wire::Header& header, ByteView data) {
+  for (auto& [peer_id, peer] : peers_) {
+    if (!peer.ep || peer.generation != header.call_id || peer.admitted) continue;
+    auto challenge = wire::decode_challenge(data);
+    if (!challenge ||
+        !CourierAuth::same(challenge->mac, auth_.callee_mac(header.sender, id_, header.call_id,
+                                                             peer.nonce, challenge->nonce))) {
+      // Not from the callee we said hello to (or not from a task of this
+      // program): ignored, so that an outsider cannot fail our calls.
+      counters_.refused_proofs++;
+      warn_once(warned_bad_challenge_,
+                "ignoring a challenge that does not prove the program's secret (sent as " +
+                    peer.label + "'s); calls to it wait for the real one. Further ones are "
+                    "counted, not logged");
+      return;
+    }
+    peer.callee = header.sender;
+    // Eager, so that it reaches the callee before the calls that follow it
+    // on this connection.
+    send_message(*peer.ep, wire::kRequestAm,
+                 wire::Header{wire::Kind::proof, 0, id_, peer.generation, {}},
+                 wire::encode_proof(auth_.caller_mac(id_, header.sender, header.call_id,
+                                                     challenge->nonce, peer.nonce,
+                                                     worker_->address())),
+                 0, false, UCP_AM_SEND_FLAG_EAGER);
+    peer.admitted = true;
+    flush_waiting(peer_id);
+    return;
+  }
 }
 
 void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
-  if (peer.hello_due) say_hello(peer);
   call.transmitted = true;
   peer.in_flight.insert(call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
@@ -294,16 +339,22 @@ void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
 }
 
 void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
+  if (header.kind == wire::Kind::challenge) {
+    on_challenge(header, data);
+    return;
+  }
   if (header.kind == wire::Kind::leaving) {
-    on_callee_leaving(header.call_id);
+    on_callee_leaving(header);
     return;
   }
   auto it = calls_.find(header.call_id);
   if (it == calls_.end() || it->second.oneway || !it->second.transmitted) return;
-  if (auto pit = peers_.find(it->second.peer); pit != peers_.end()) {
-    pit->second.replies++;
-    pit->second.last_reply = ProgressLoop::Clock::now();
-  }
+  auto pit = peers_.find(it->second.peer);
+  // Only the callee that proved the secret on this call's connection
+  // answers it: a reply from anyone else is dropped.
+  if (pit == peers_.end() || pit->second.callee != header.sender) return;
+  pit->second.replies++;
+  pit->second.last_reply = ProgressLoop::Clock::now();
   if (header.kind == wire::Kind::reply_ok) {
     finish(header.call_id, {std::move(data), nullptr});
     return;
@@ -355,9 +406,9 @@ void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generatio
   maybe_forget_peer(peer_id);
 }
 
-void EndpointCore::on_callee_leaving(std::uint64_t connection) {
+void EndpointCore::on_callee_leaving(const wire::Header& header) {
   for (auto& [peer_id, peer] : peers_) {
-    if (!peer.ep || peer.generation != connection) continue;
+    if (!peer.ep || peer.generation != header.call_id || peer.callee != header.sender) continue;
     fail_in_flight(peer, Errc::peer_lost, peer.label + " closed its endpoint");
     linger(std::move(peer.ep));
     peer.failed_address = peer.address;
@@ -399,6 +450,12 @@ void EndpointCore::expire(std::uint64_t call_id) {
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              " without a reply (" + history + "); check that " + peer.label +
              " is running and not stuck, or give the call a longer timeout");
+  } else if (peer.ep && !peer.admitted) {
+    fail(call_id, Errc::timeout,
+         "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
+             ": it never answered the hello with a challenge that proves the program's "
+             "secret (a courier endpoint of another program, or of another SLIPWAY_TOKEN, "
+             "at its published address?); check that it is running as a task of this program");
   } else if (peer.address && peer.failed_address == peer.address) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +

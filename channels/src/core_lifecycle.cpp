@@ -73,6 +73,14 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
   // sysv; one in the environment wins.
   std::string tls = options.tls;
   if (tls.empty() && std::getenv("UCX_TLS")) tls = std::getenv("UCX_TLS");
+  // UCX's sysv segments are readable and writable by the user's group
+  // (0660 in UCX 1.13's mm_sysv.c), so another user of that group could
+  // attach an endpoint's queue: left out unless the transports are named.
+  // posix segments are 0600 and shared through /proc/PID/fd (same user).
+  if (tls.empty()) {
+    tls = "^sysv";
+    settings.config["TLS"] = tls;
+  }
   if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
       !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
     settings.config["MM_ERROR_HANDLING"] = "y";
@@ -114,7 +122,10 @@ ucx::ContextSettings context_settings(const EndpointOptions& options, const std:
 EndpointCore::EndpointCore(EndpointOptions options)
     : options_(std::move(options)),
       name_(options_.name.empty() ? default_name() : options_.name),
-      id_(random_id()) {
+      id_(random_id()),
+      auth_(CourierAuth::from(options_.secret)) {
+  options_.secret.assign(options_.secret.size(), '\0');
+  options_.secret.clear();
   if (options_.max_message_bytes == 0 || options_.max_queued_requests == 0 ||
       options_.max_callers == 0 || options_.default_timeout.count() <= 0) {
     throw ChannelError(Errc::invalid_argument,
@@ -146,6 +157,8 @@ EndpointCore::~EndpointCore() {
   // while it is destroyed may still touch it.
   peers_.clear();
   callers_.clear();
+  pending_.clear();
+  proven_.clear();
   counters_.callers = 0;
   lingering_.clear();
   // Messages still arriving while the worker is destroyed are dropped here
@@ -191,6 +204,7 @@ EndpointStats EndpointCore::stats() const noexcept {
   out.callers = counters_.callers.load();
   out.calls_without_hello = counters_.calls_without_hello.load();
   out.refused_addresses = counters_.refused_addresses.load();
+  out.refused_proofs = counters_.refused_proofs.load();
   return out;
 }
 
@@ -317,6 +331,10 @@ void EndpointCore::stop_everything() {
       notices.push_back(wire::Header{wire::Kind::leaving, 0, id_, connection, {}});
     }
     linger(std::move(caller.ep), wire::kReplyAm, notices);
+  }
+  for (auto* waiting : {&pending_, &proven_}) {
+    for (auto& [key, pending] : *waiting) linger(std::move(pending.ep));
+    waiting->clear();
   }
   // Let the goodbyes, notices and replies leave (at most kLingerLimit);
   // endpoints close as they become idle.

@@ -1,5 +1,6 @@
 // Receiving courier messages: the UCX active-message callbacks decode the
-// header, drop requests from senders that never said hello, enforce the
+// header, check a caller's proof of the program's secret, drop requests
+// from senders not admitted, enforce the
 // size bounds before anything is allocated, copy eager payloads or start the
 // zero-copy receive of rendezvous ones, and queue the result as an event.
 // Nothing here throws into UCX.
@@ -73,15 +74,27 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     event.header = std::move(*decoded.header);
     const auto kind = event.header.kind;
     if (wire::to_callee(kind) != request) return UCS_OK;  // wrong channel: dropped
+    if (kind == wire::Kind::challenge || kind == wire::Kind::proof) {
+      // Fixed sizes, always eager: anything else is not ours.
+      const std::size_t size = kind == wire::Kind::proof ? wire::kMacBytes : wire::kChallengeBytes;
+      if (rndv || length != size) return UCS_OK;
+      ByteView bytes(static_cast<const std::byte*>(data), length);
+      // A proof is checked here, before anything after it on its connection
+      // is received: the calls that follow a proof that holds are read.
+      if (kind == wire::Kind::proof && !proof_holds(event.header, bytes)) return UCS_OK;
+      event.data.assign(bytes.begin(), bytes.end());
+      push(std::move(event));
+      return UCS_OK;
+    }
     if ((kind == wire::Kind::call || kind == wire::Kind::oneway) &&
         !announced(event.header.sender)) {
-      // Nowhere to reply and no one to charge: nothing is received or kept.
+      // Not an admitted caller: nothing is received or kept, no one answered.
       counters_.calls_without_hello++;
       if (!warned_without_hello_) {
         warned_without_hello_ = true;
         std::fprintf(stderr,
-                     "courier endpoint %s: dropping requests from a sender that never said "
-                     "hello (not a courier endpoint of this slipway?); further ones are "
+                     "courier endpoint %s: dropping requests from a sender that has not proven "
+                     "the program's secret (not a task of this program?); further ones are "
                      "dropped silently\n",
                      rendezvous::printable(name_).c_str());
       }
@@ -109,13 +122,11 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     }
     const bool payload = kind == wire::Kind::call || kind == wire::Kind::oneway ||
                          kind == wire::Kind::reply_ok || kind == wire::Kind::reply_error;
-    const std::uint64_t sender = event.header.sender;
     if (!rndv) {
       if (payload) counters_.eager_receives++;
       event.data.assign(static_cast<const std::byte*>(data),
                         static_cast<const std::byte*>(data) + length);
       push(std::move(event));
-      if (kind == wire::Kind::hello) ++hellos_queued_[sender];
       return UCS_OK;
     }
     if (receiving_bytes_ + length > options_.max_receive_bytes) {
@@ -130,7 +141,6 @@ ucs_status_t EndpointCore::receive(bool request, const void* header, std::size_t
     std::byte* buffer = op->buffer();
     // Its completion queues it (or its failure as a refusal): either way
     // on_request or on_rejected dequeues it.
-    if (kind == wire::Kind::hello) ++hellos_queued_[sender];
     ucp_request_param_t recv_param{};
     return ucx::track(
         std::move(op), ucx::OperationKind::receive_am_data, recv_param,

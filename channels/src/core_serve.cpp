@@ -1,12 +1,16 @@
-// The callee side of EndpointCore: callers (their hello tells where replies
-// go; nothing is kept for, and nothing received from, a sender without
-// one), dispatching requests to methods within the bounds, and replies.
+// The callee side of EndpointCore: callers (a hello tells where replies go
+// and is answered by a challenge; a caller is admitted once its proof
+// shows it knows the program's secret, and nothing is received from a
+// sender not admitted), dispatching requests to methods within the bounds,
+// and replies.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 
 #include "endpoint_core.hpp"
 #include "slipway/rendezvous/printable.hpp"
+#include "slipway/rendezvous/sha256.hpp"
+#include "slipway/rendezvous/token.hpp"
 
 namespace slipway::channels {
 
@@ -74,6 +78,15 @@ namespace {
 constexpr std::size_t kMaxConnectionsPerCaller = 1024;
 constexpr std::size_t kMaxErrorMessageBytes = 16 * 1024;
 
+// A refused caller's address, for the one log line: the worker address it
+// gave, as a digest (UCX does not tell the socket a message came from).
+std::string describe_address(ByteView address) {
+  auto digest = rendezvous::sha256(
+      std::span(reinterpret_cast<const std::uint8_t*>(address.data()), address.size()));
+  return "UCX worker address of " + std::to_string(address.size()) + " bytes, sha256 " +
+         rendezvous::to_hex(std::span(digest.data(), 8));
+}
+
 // Owns one dispatched request until its handler has run.
 struct Job {
   std::shared_ptr<AsyncHandler> handler;
@@ -102,17 +115,20 @@ struct Job {
 
 }  // namespace
 
-void EndpointCore::hello_dequeued(std::uint64_t sender) {
-  auto queued = hellos_queued_.find(sender);
-  if (queued != hellos_queued_.end() && --queued->second == 0) hellos_queued_.erase(queued);
+void EndpointCore::proof_dequeued(std::uint64_t sender) {
+  auto queued = proofs_queued_.find(sender);
+  if (queued != proofs_queued_.end() && --queued->second == 0) proofs_queued_.erase(queued);
 }
 
 void EndpointCore::on_request(const wire::Header& header, Bytes data) {
-  if (header.kind == wire::Kind::hello) hello_dequeued(header.sender);
+  if (header.kind == wire::Kind::proof) proof_dequeued(header.sender);
   if (stopping_) return;  // shutting down: no new handlers, no new callers
   switch (header.kind) {
     case wire::Kind::hello:
       on_hello(header, data);
+      break;
+    case wire::Kind::proof:
+      admit(header.sender, header.call_id);
       break;
     case wire::Kind::goodbye:
       on_goodbye(header);
@@ -151,7 +167,7 @@ void EndpointCore::forget_caller(std::uint64_t sender) {
 }
 
 bool EndpointCore::announced(std::uint64_t sender) const {
-  return callers_.count(sender) > 0 || hellos_queued_.count(sender) > 0;
+  return callers_.count(sender) > 0 || proofs_queued_.count(sender) > 0;
 }
 
 void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
@@ -163,23 +179,33 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
     return;
   }
   const wire::Hello& hello = *decoded.hello;
+  make_room_for_pending();
+  PendingCaller pending;
+  pending.label = rendezvous::printable(hello.label);
+  pending.where = describe_address(hello.address);
+  pending.address = to_bytes(hello.address);
+  pending.connection = header.call_id;
+  pending.caller_nonce = hello.nonce;
+  pending.callee_nonce = CourierAuth::nonce();
+  pending.since = ProgressLoop::Clock::now();
+  const PendingKey key{sender, header.call_id};
   auto it = callers_.find(sender);
-  Caller* caller = it == callers_.end() ? nullptr : &it->second;
-  if (caller && caller->ep && !caller->ep->failed() &&
-      ByteView(caller->address).size() == hello.address.size() &&
-      std::equal(hello.address.begin(), hello.address.end(), caller->address.begin())) {
-    if (caller->connections.size() < kMaxConnectionsPerCaller) {
-      caller->connections.insert(header.call_id);
-    }
+  if (it != callers_.end() && it->second.ep && !it->second.ep->failed() &&
+      ByteView(it->second.address).size() == hello.address.size() &&
+      std::equal(hello.address.begin(), hello.address.end(), it->second.address.begin())) {
+    // A caller admitted before, at the same address (a new connection, or
+    // a hello again after a timeout): challenged on its connection back.
+    pending.generation = it->second.generation;
+    send_challenge(*it->second.ep, sender, pending);
+    replace_pending(key, std::move(pending));
     return;
   }
-  // A new caller, or a known one at a new address: connect to it first
-  // (its address is checked there), then keep it.
-  const std::string label = rendezvous::printable(hello.label);
+  // A new caller, or one at a new address: connect to it first (its
+  // address is checked there) and challenge it there. What it had before
+  // stays until it proves the secret.
   std::uint64_t generation = ++next_generation_;
-  std::unique_ptr<ucx::Ep> ep;
   try {
-    ep = ucx::Ep::connect(worker_, hello.address, [this, sender, generation](ucs_status_t) {
+    pending.ep = ucx::Ep::connect(worker_, hello.address, [this, sender, generation](ucs_status_t) {
       Event event;
       event.type = Event::Type::caller_failed;
       event.id = sender;
@@ -189,21 +215,104 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   } catch (const ChannelError& e) {
     if (e.code() == Errc::protocol) counters_.refused_addresses++;
     std::fprintf(stderr, "courier endpoint %s: refusing caller '%s': cannot reply to it: %s\n",
-                 rendezvous::printable(name_).c_str(), label.c_str(), e.what());
-    if (caller) {
-      linger(std::move(caller->ep));
-      forget_caller(sender);
-    }
+                 rendezvous::printable(name_).c_str(), pending.label.c_str(), e.what());
     return;
   }
-  if (!caller && !(caller = new_caller(sender))) return;  // ep closes here
-  linger(std::move(caller->ep));  // an earlier connection of this caller
-  caller->label = label;
-  caller->address = to_bytes(hello.address);
-  caller->ep = std::move(ep);
-  caller->generation = generation;
+  pending.generation = generation;
+  send_challenge(*pending.ep, sender, pending);
+  replace_pending(key, std::move(pending));
+}
+
+void EndpointCore::send_challenge(ucx::Ep& ep, std::uint64_t sender,
+                                  const PendingCaller& pending) {
+  wire::Challenge challenge;
+  challenge.nonce = pending.callee_nonce;
+  challenge.mac = auth_.callee_mac(id_, sender, pending.connection, pending.caller_nonce,
+                                   pending.callee_nonce);
+  send_message(ep, wire::kReplyAm,
+               wire::Header{wire::Kind::challenge, 0, id_, pending.connection, {}},
+               wire::encode_challenge(challenge), 0, false, UCP_AM_SEND_FLAG_EAGER);
+}
+
+void EndpointCore::replace_pending(const PendingKey& key, PendingCaller pending) {
+  auto [it, inserted] = pending_.try_emplace(key);
+  if (!inserted) linger(std::move(it->second.ep));
+  it->second = std::move(pending);
+}
+
+void EndpointCore::make_room_for_pending() {
+  const auto now = ProgressLoop::Clock::now();
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (now - it->second.since >= kPendingLimit) {
+      linger(std::move(it->second.ep));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (pending_.size() < kMaxPendingCallers) return;
+  auto oldest = std::min_element(pending_.begin(), pending_.end(), [](const auto& a, const auto& b) {
+    return a.second.since < b.second.since;
+  });
+  linger(std::move(oldest->second.ep));
+  pending_.erase(oldest);
+}
+
+bool EndpointCore::proof_holds(const wire::Header& header, ByteView data) {
+  auto it = pending_.find(PendingKey{header.sender, header.call_id});
+  if (it == pending_.end()) {
+    refuse_unproven("a proof that answers no challenge of ours", "");
+    return false;
+  }
+  PendingCaller& pending = it->second;
+  auto mac = wire::decode_proof(data);
+  const bool fresh = ProgressLoop::Clock::now() - pending.since < kPendingLimit;
+  if (!mac || !fresh ||
+      !CourierAuth::same(*mac, auth_.caller_mac(header.sender, id_, header.call_id,
+                                                 pending.callee_nonce, pending.caller_nonce,
+                                                 pending.address))) {
+    refuse_unproven("caller '" + pending.label + "' did not prove the program's secret",
+                    pending.where);
+    pending.since = {};  // one try per challenge: dropped with the next hello
+    return false;
+  }
+  proven_[it->first] = std::move(pending);
+  pending_.erase(it);
+  ++proofs_queued_[header.sender];
+  return true;
+}
+
+void EndpointCore::refuse_unproven(const std::string& why, const std::string& where) {
+  counters_.refused_proofs++;
+  warn_once(warned_bad_proof_,
+            "refusing a peer: " + why + (where.empty() ? "" : " (its address: " + where + ")") +
+                "; it is not a task of this program (or runs with another SLIPWAY_TOKEN); "
+                "nothing it sends is read. Further refusals are counted, not logged");
+}
+
+void EndpointCore::admit(std::uint64_t sender, std::uint64_t connection) {
+  auto node = proven_.extract(PendingKey{sender, connection});
+  if (node.empty()) return;
+  PendingCaller& proven = node.mapped();
+  auto it = callers_.find(sender);
+  Caller* caller = it == callers_.end() ? nullptr : &it->second;
+  if (!proven.ep) {
+    // Challenged on the admitted caller's own connection back.
+    if (!caller || !caller->ep || caller->generation != proven.generation) return;
+  } else {
+    if (!caller && !(caller = new_caller(sender))) {
+      linger(std::move(proven.ep));
+      return;
+    }
+    linger(std::move(caller->ep));  // an earlier connection of this caller
+    caller->label = proven.label;
+    caller->where = proven.where;
+    caller->address = std::move(proven.address);
+    caller->ep = std::move(proven.ep);
+    caller->generation = proven.generation;
+  }
   if (caller->connections.size() < kMaxConnectionsPerCaller) {
-    caller->connections.insert(header.call_id);
+    caller->connections.insert(connection);
   }
 }
 
@@ -224,7 +333,6 @@ void EndpointCore::on_caller_failed(std::uint64_t caller, std::uint64_t generati
 
 void EndpointCore::on_rejected(const wire::Header& header, wire::RemoteStatus status,
                                std::string message) {
-  if (header.kind == wire::Kind::hello) hello_dequeued(header.sender);
   if (stopping_ || header.kind != wire::Kind::call) return;
   send_reply(header.sender, header.call_id, wire::Kind::reply_error, status, to_bytes(message));
 }

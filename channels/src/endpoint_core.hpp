@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "courier_auth.hpp"
 #include "handler_pool.hpp"
 #include "progress_loop.hpp"
 #include "slipway/channels/endpoint.hpp"
@@ -83,6 +85,11 @@ struct Peer {
   // so that a callee that dropped ours (it had no place for another caller
   // then) or forgot us (its connection to us failed) takes us back.
   bool hello_due = false;
+  // The challenge-response on `ep`: calls wait until the callee's
+  // challenge proved it knows the secret and our proof is sent.
+  wire::Nonce nonce{};              // of our last hello on `ep`
+  bool admitted = false;            // our proof is sent on `ep`
+  std::uint64_t callee = 0;         // its endpoint id, proven by its challenge
 };
 
 inline constexpr std::chrono::milliseconds kReconnectDelay{1000};
@@ -105,11 +112,33 @@ struct Call {
 // one are dropped unread.
 struct Caller {
   std::string label;                // printable (rendezvous::printable)
+  std::string where;                // where its address points, for messages
   Bytes address;
   std::unique_ptr<ucx::Ep> ep;      // replies go here
   std::uint64_t generation = 0;
   std::unordered_set<std::uint64_t> connections;  // the caller's, from hellos until goodbyes
 };
+
+// Callee side: a hello answered by a challenge and not yet proven. Kept
+// apart from the admitted callers, bounded (kMaxPendingCallers, the oldest
+// dropped) and short-lived (kPendingLimit): a hello costs its sender no
+// secret, so what it makes the callee keep must not crowd out callers.
+struct PendingCaller {
+  std::string label;
+  std::string where;
+  Bytes address;
+  std::unique_ptr<ucx::Ep> ep;      // a new connection back, or null: the admitted caller's
+  std::uint64_t generation = 0;
+  std::uint64_t connection = 0;
+  wire::Nonce caller_nonce{};
+  wire::Nonce callee_nonce{};
+  std::chrono::steady_clock::time_point since;
+};
+
+inline constexpr std::size_t kMaxPendingCallers = 256;
+// A hello's sender and the connection number it gave.
+using PendingKey = std::pair<std::uint64_t, std::uint64_t>;
+inline constexpr std::chrono::milliseconds kPendingLimit{10000};
 
 class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
  public:
@@ -175,13 +204,15 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
                   std::chrono::milliseconds wait, bool oneway, CallDone done);
   void connect_peer(std::uint64_t peer_id, Peer& peer);
   void say_hello(Peer& peer);
+  bool can_transmit(Peer& peer);  // admitted; says hello again when one is due
+  void on_challenge(const wire::Header& header, ByteView data);
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;
   void flush_waiting(std::uint64_t peer_id);
   void transmit(std::uint64_t call_id, Call& call, Peer& peer);
   void on_reply(const wire::Header& header, Bytes data);
   void on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status, std::string message);
-  void on_callee_leaving(std::uint64_t connection);
+  void on_callee_leaving(const wire::Header& header);
   void on_send_done(std::uint64_t call_id, ucs_status_t status);
   void on_peer_failed(std::uint64_t peer_id, std::uint64_t generation, ucs_status_t status);
   void expire(std::uint64_t call_id);
@@ -195,11 +226,19 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Callee side (core_serve.cpp).
   void on_request(const wire::Header& header, Bytes data);
   void on_hello(const wire::Header& header, ByteView data);
-  // Whether requests from `sender` may be received: it said hello (or its
-  // hello is queued ahead of them).
+  void send_challenge(ucx::Ep& ep, std::uint64_t sender, const PendingCaller& pending);
+  void replace_pending(const PendingKey& key, PendingCaller pending);
+  void make_room_for_pending();  // drops expired hellos, and the oldest when full
+  // In the receive callback: whether a proof answers the pending challenge
+  // of its sender (and if so, queues the sender's admission).
+  bool proof_holds(const wire::Header& header, ByteView data);
+  void admit(std::uint64_t sender, std::uint64_t connection);
+  void refuse_unproven(const std::string& why, const std::string& where);
+  // Whether requests from `sender` may be received: it is an admitted
+  // caller (or its proof passed and its admission is queued ahead of them).
   bool announced(std::uint64_t sender) const;
   void forget_caller(std::uint64_t sender);
-  void hello_dequeued(std::uint64_t sender);
+  void proof_dequeued(std::uint64_t sender);
   void on_goodbye(const wire::Header& header);
   void on_rejected(const wire::Header& header, wire::RemoteStatus status, std::string message);
   void on_caller_failed(std::uint64_t caller, std::uint64_t generation);
@@ -238,7 +277,9 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
     std::atomic<std::uint64_t> callers{0};
     std::atomic<std::uint64_t> calls_without_hello{0};
     std::atomic<std::uint64_t> refused_addresses{0};
+    std::atomic<std::uint64_t> refused_proofs{0};
   } counters_;
+  CourierAuth auth_;
 
   // Owner state.
   bool stopping_ = false;
@@ -247,8 +288,12 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unordered_map<std::uint64_t, Peer> peers_;
   std::unordered_map<std::uint64_t, Call> calls_;
   std::unordered_map<std::uint64_t, Caller> callers_;
-  // Hellos received and queued as events, not handled yet, per sender.
-  std::unordered_map<std::uint64_t, std::size_t> hellos_queued_;
+  // Hellos answered by a challenge, not yet proven.
+  std::map<PendingKey, PendingCaller> pending_;
+  // Proven in the receive callback, admitted when their event is handled.
+  std::map<PendingKey, PendingCaller> proven_;
+  // Proofs that held, queued as events and not handled yet, per sender.
+  std::unordered_map<std::uint64_t, std::size_t> proofs_queued_;
   std::unordered_map<std::string, std::shared_ptr<AsyncHandler>> methods_;
   std::unordered_set<std::string> bulk_methods_;  // MethodOrder::bulk
   std::deque<Event> bulk_requests_;              // this turn's, handled last
@@ -260,6 +305,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   bool warned_callers_full_ = false;
   bool warned_without_hello_ = false;
   bool warned_bad_hello_ = false;
+  bool warned_bad_proof_ = false;
+  bool warned_bad_challenge_ = false;
   struct Lingering {
     std::unique_ptr<ucx::Ep> ep;
     ProgressLoop::TimerKey timer;

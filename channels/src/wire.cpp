@@ -29,12 +29,19 @@ std::uint64_t get_u64(const std::byte* in) {
 
 Decoded reject(std::string why) { return Decoded{std::nullopt, std::move(why)}; }
 
+// Copies exactly out.size() bytes of `in` (the caller checked its size).
+template <std::size_t N>
+void copy_into(ByteView in, std::array<std::uint8_t, N>& out) {
+  for (std::size_t i = 0; i < N; ++i) out[i] = std::to_integer<std::uint8_t>(in[i]);
+}
+
 }  // namespace
 
-bool valid_kind(std::uint8_t kind) { return kind >= 1 && kind <= 7; }
+bool valid_kind(std::uint8_t kind) { return kind >= 1 && kind <= 9; }
 
 bool to_callee(Kind kind) {
-  return kind == Kind::hello || kind == Kind::call || kind == Kind::oneway || kind == Kind::goodbye;
+  return kind == Kind::hello || kind == Kind::proof || kind == Kind::call ||
+         kind == Kind::oneway || kind == Kind::goodbye;
 }
 
 bool valid_remote_status(std::uint8_t status) { return status >= 1 && status <= 5; }
@@ -103,12 +110,13 @@ Decoded decode(ByteView bytes) {
   return Decoded{std::move(h), {}};
 }
 
-Bytes encode_hello(std::string_view label, ByteView address) {
+Bytes encode_hello(std::string_view label, const Nonce& nonce, ByteView address) {
   label = label.substr(0, kMaxLabelBytes);
   Bytes out;
-  out.reserve(1 + label.size() + address.size());
+  out.reserve(1 + label.size() + kNonceBytes + address.size());
   out.push_back(static_cast<std::byte>(label.size()));
   for (char c : label) out.push_back(static_cast<std::byte>(c));
+  for (auto b : nonce) out.push_back(static_cast<std::byte>(b));
   out.insert(out.end(), address.begin(), address.end());
   return out;
 }
@@ -118,7 +126,8 @@ DecodedHello decode_hello(ByteView data) {
   if (data.empty()) return refuse("a hello without data");
   const std::size_t label_bytes = std::to_integer<std::size_t>(data[0]);
   if (data.size() < 1 + label_bytes) return refuse("a hello that ends inside its label");
-  ByteView address = data.subspan(1 + label_bytes);
+  if (data.size() < 1 + label_bytes + kNonceBytes) return refuse("a hello without its nonce");
+  ByteView address = data.subspan(1 + label_bytes + kNonceBytes);
   if (address.empty()) return refuse("a hello without the caller's address");
   if (address.size() > ucx::kMaxWorkerAddressBytes) {
     return refuse("a hello whose address has " + std::to_string(address.size()) +
@@ -126,8 +135,39 @@ DecodedHello decode_hello(ByteView data) {
   }
   Hello hello;
   hello.label = to_string(data.subspan(1, label_bytes));
+  copy_into(data.subspan(1 + label_bytes, kNonceBytes), hello.nonce);
   hello.address = address;
   return DecodedHello{std::move(hello), {}};
+}
+
+Bytes encode_challenge(const Challenge& challenge) {
+  Bytes out;
+  out.reserve(kChallengeBytes);
+  for (auto b : challenge.nonce) out.push_back(static_cast<std::byte>(b));
+  for (auto b : challenge.mac) out.push_back(static_cast<std::byte>(b));
+  return out;
+}
+
+std::optional<Challenge> decode_challenge(ByteView data) {
+  if (data.size() != kChallengeBytes) return std::nullopt;
+  Challenge challenge;
+  copy_into(data.first(kNonceBytes), challenge.nonce);
+  copy_into(data.subspan(kNonceBytes), challenge.mac);
+  return challenge;
+}
+
+Bytes encode_proof(const Mac& mac) {
+  Bytes out;
+  out.reserve(kMacBytes);
+  for (auto b : mac) out.push_back(static_cast<std::byte>(b));
+  return out;
+}
+
+std::optional<Mac> decode_proof(ByteView data) {
+  if (data.size() != kMacBytes) return std::nullopt;
+  Mac mac;
+  copy_into(data, mac);
+  return mac;
 }
 
 }  // namespace slipway::channels::wire

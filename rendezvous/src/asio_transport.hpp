@@ -15,8 +15,8 @@
 // read from (its peer's requests wait, Engine::resume) until the peer has
 // taken it all; one whose queue would pass max_outbound_bytes (events to a
 // subscriber that never reads) is dropped before anything more is queued.
-// While the engine has max_unauthenticated connections waiting for their
-// Hello, nothing more is accepted (new connections wait in the backlog).
+// While the engine has max_connections open, nothing more is accepted (new
+// connections wait in the backlog).
 #pragma once
 
 #include <asio.hpp>

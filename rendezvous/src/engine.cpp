@@ -404,6 +404,7 @@ EngineStats Engine::stats() const {
   st.connections = s.conns.size();
   st.unauthenticated = s.unauthenticated;
   st.refused_connections = s.refused_connections;
+  st.evicted_connections = s.evicted_connections;
   st.recycled_records = s.recycled_records;
   st.members_alive = s.members_alive;
   st.member_records = s.member_records;

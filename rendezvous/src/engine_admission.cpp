@@ -1,6 +1,14 @@
 // Admission of connections before authentication: the total and per-address
 // caps on connections that have not sent a valid Hello, and their fixed
 // authentication deadline (independent of the heartbeat interval).
+//
+// At a cap a new connection is admitted and the oldest unauthenticated one
+// (from that address, or from any) is closed instead of the new one being
+// refused: a peer that keeps the cap full by reconnecting then only ever
+// closes its own older connections, and a program's task (whose Hello
+// follows its connection within a round trip) is closed only if the cap's
+// worth of newer connections arrive before its Hello, which no peer can
+// keep up (docs/rendezvous.md, "Security").
 #include "engine_state.hpp"
 #include "log.hpp"
 
@@ -21,8 +29,34 @@ std::string address_of(const std::string& peer) {
 
 bool Engine::accepting() const {
   const State& s = *state_;
-  return s.unauthenticated < s.options.limits.max_unauthenticated &&
-         s.conns.size() < s.options.limits.max_connections;
+  return s.conns.size() < s.options.limits.max_connections;
+}
+
+// Closes the connection that has waited longest for its Hello, among those
+// from `address` (all when empty); false when there is none.
+bool Engine::State::evict_oldest_unauthenticated(const std::string& address, TimePoint now,
+                                                 const std::string& why) {
+  for (const auto& [deadline, id] : auth_deadlines) {
+    auto it = conns.find(id);
+    if (it == conns.end() || it->second.closed || it->second.phase != Conn::Phase::hello) continue;
+    if (!address.empty() && it->second.address_count &&
+        it->second.address_count->first != address) {
+      continue;
+    }
+    ++evicted_connections;
+    std::uint64_t skipped = 0;
+    if (eviction_log.allow(now, skipped)) {
+      rdzv_log()->warn("rendezvous: closing the connection from {}, the oldest of those that have "
+                       "not authenticated, to admit a newer one: {}{}",
+                       it->second.peer, why,
+                       skipped ? " (and " + std::to_string(skipped) +
+                                     " more since the last such message)"
+                               : std::string());
+    }
+    close_conn(it->second, "");
+    return true;
+  }
+  return false;
 }
 
 // Counts the new connection, or refuses it (logged at most once a second,
@@ -30,27 +64,32 @@ bool Engine::accepting() const {
 bool Engine::State::admit(ConnId id, const std::string& peer, TimePoint now) {
   const Limits& l = options.limits;
   std::string address = address_of(peer);
-  std::string why;
-  auto per_address = unauthenticated_by_address.find(address);
   if (conns.size() >= l.max_connections) {
-    why = std::to_string(conns.size()) + " connections open (Limits::max_connections)";
-  } else if (unauthenticated >= l.max_unauthenticated) {
-    why = std::to_string(unauthenticated) +
-          " connections wait for authentication (Limits::max_unauthenticated)";
-  } else if (per_address != unauthenticated_by_address.end() &&
-             per_address->second >= l.max_unauthenticated_per_address) {
-    why = std::to_string(per_address->second) + " connections from " + address +
-          " wait for authentication (Limits::max_unauthenticated_per_address)";
-  }
-  if (!why.empty()) {
     ++refused_connections;
     std::uint64_t skipped = 0;
     if (refusal_log.allow(now, skipped)) {
-      rdzv_log()->warn("rendezvous: refusing the connection from {}: {}{}", peer, why,
-                  skipped ? " (and " + std::to_string(skipped) + " more since the last such message)"
-                          : std::string());
+      rdzv_log()->warn("rendezvous: refusing the connection from {}: {} connections open "
+                       "(Limits::max_connections){}",
+                       peer, conns.size(),
+                       skipped ? " (and " + std::to_string(skipped) +
+                                     " more since the last such message)"
+                               : std::string());
     }
     return false;
+  }
+  auto per_address = unauthenticated_by_address.find(address);
+  if (per_address != unauthenticated_by_address.end() &&
+      per_address->second >= l.max_unauthenticated_per_address) {
+    evict_oldest_unauthenticated(address, now,
+                                 std::to_string(per_address->second) + " connections from " +
+                                     address + " wait for authentication "
+                                     "(Limits::max_unauthenticated_per_address)");
+  }
+  if (unauthenticated >= l.max_unauthenticated) {
+    evict_oldest_unauthenticated({}, now,
+                                 std::to_string(unauthenticated) +
+                                     " connections wait for authentication "
+                                     "(Limits::max_unauthenticated)");
   }
   auto [it, inserted] = conns.try_emplace(id, id, peer, l.max_unauthenticated_frame_bytes, now);
   if (!inserted) return false;

@@ -128,6 +128,8 @@ struct Engine::State {
   std::deque<std::pair<TimePoint, ConnId>> auth_deadlines;
   std::uint64_t refused_connections = 0;
   LogThrottle refusal_log;
+  std::uint64_t evicted_connections = 0;
+  LogThrottle eviction_log;
   LogThrottle auth_timeout_log;
 
   std::unordered_map<std::string, NodeInfo> nodes;
@@ -181,6 +183,8 @@ struct Engine::State {
   bool admit(ConnId id, const std::string& peer, TimePoint now);
   void authenticated(Conn& c);  // c leaves the hello phase
   void forget_unauthenticated(Conn& c);
+  bool evict_oldest_unauthenticated(const std::string& address, TimePoint now,
+                                    const std::string& why);
   void expire_unauthenticated(TimePoint now);
   TimePoint next_auth_deadline() const;
 

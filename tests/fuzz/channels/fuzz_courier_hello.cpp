@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (decoded.error.empty()) std::abort();
     return 0;
   }
-  const Bytes again = wire::encode_hello(decoded.hello->label, decoded.hello->address);
+  const Bytes again = wire::encode_hello(decoded.hello->label, decoded.hello->nonce, decoded.hello->address);
   if (again.size() != size || std::memcmp(again.data(), data, size) != 0) std::abort();
   const ByteView address = decoded.hello->address;
   auto parsed = ucx::parse_worker_address(address);

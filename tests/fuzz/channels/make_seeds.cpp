@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   }
   std::size_t i = 0;
   for (const auto& fixture : testing::kAddressFixtures) {
-    Bytes hello = wire::encode_hello("actor.0", testing::from_hex(fixture.hex));
+    Bytes hello = wire::encode_hello("actor.0", wire::Nonce{}, testing::from_hex(fixture.hex));
     if (!write(dir + "/seed-hello-" + std::to_string(i++), hello)) return 1;
   }
   return 0;

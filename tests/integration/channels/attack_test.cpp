@@ -105,7 +105,8 @@ TEST_CASE("a hello whose caller address is garbage is refused and the callee liv
     INFO("caller address " << hex(address));
     CHECK(run_attack({"hello", hex(callee.address()), tls, hex(address)}) == 0);
   }
-  CHECK(eventually([&] { return callee.stats().refused_addresses == garbage.size(); }));
+  eventually([&] { return callee.stats().refused_addresses == garbage.size(); });
+  CHECK(callee.stats().refused_addresses == garbage.size());
   CHECK(callee.stats().callers == 0);
 
   Endpoint client(options_for(tls, "client"));
@@ -128,7 +129,8 @@ TEST_CASE("calls from senders that never said hello are dropped unread, nothing 
   // 8,192 calls of 64 KiB from 8 made-up senders: 512 MiB, which the
   // callee once kept as replies queued for callers that never came.
   REQUIRE(run_attack({"calls", hex(callee.address()), tls, "8", "8192", "65536"}) == 0);
-  CHECK(eventually([&] { return callee.stats().calls_without_hello == 8192; }));
+  eventually([&] { return callee.stats().calls_without_hello == 8192; });
+  CHECK(callee.stats().calls_without_hello == 8192);
   const auto stats = callee.stats();
   CHECK(stats.requests_received == 0);
   CHECK(handled == 0);
@@ -143,6 +145,82 @@ TEST_CASE("calls from senders that never said hello are dropped unread, nothing 
   Handle handle = client.connect(callee.address(), "callee.0");
   CHECK(handle.call("echo", pattern(64 * 1024)) == pattern(64 * 1024));
   CHECK(callee.stats().requests_received == 1);
+}
+
+TEST_CASE("an outsider without the program's secret is refused before its first request is read",
+          "[channels][attack]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  // This process's endpoints share a secret of their own (no SLIPWAY_TOKEN
+  // here); the attacker's process has another.
+  Endpoint callee(options_for(tls, "callee.0"));
+  std::atomic<int> handled{0};
+  callee.register_method("echo", [&](ByteView r) {
+    ++handled;
+    return to_bytes(r);
+  });
+  // It gets a challenge it cannot verify (and so sends no request); a raw
+  // one that answers it anyway is refused below.
+  CHECK(run_attack({"outsider", hex(callee.address()), tls}) == 0);
+  CHECK(handled == 0);
+  CHECK(callee.stats().requests_received == 0);
+  CHECK(callee.stats().callers == 0);
+
+  Endpoint client(options_for(tls, "client"));
+  Handle handle = client.connect(callee.address(), "callee.0");
+  CHECK(to_string(handle.call("echo", to_bytes("mine"))) == "mine");
+  CHECK(handled == 1);
+}
+
+TEST_CASE("a caller that answers another challenge (a recorded proof) is refused",
+          "[channels][attack]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  const std::string secret = "0123456789abcdef0123456789abcdef";
+  auto options = options_for(tls, "callee.0");
+  options.secret = secret;
+  Endpoint callee(options);
+  std::atomic<int> handled{0};
+  callee.register_method("echo", [&](ByteView r) {
+    ++handled;
+    return to_bytes(r);
+  });
+  // A proof that answers an earlier challenge, with the right secret: what
+  // an eavesdropper could have recorded. No call after it is read.
+  CHECK(run_attack({"handshake", hex(callee.address()), tls, hex(to_bytes(secret)), "stale", "3"}) == 5);
+  CHECK(handled == 0);
+  CHECK(callee.stats().requests_received == 0);
+  CHECK(callee.stats().refused_proofs >= 1);
+  // The same raw client answering the challenge it got is served: the
+  // refusal above is the proof's, not the client's.
+  CHECK(run_attack({"handshake", hex(callee.address()), tls, hex(to_bytes(secret)), "fresh", "3"}) == 0);
+  CHECK(handled == 3);
+}
+
+TEST_CASE("endpoints with different secrets do not talk; with the same one they do",
+          "[channels][attack]") {
+  auto tls = any_transport();
+  INFO("UCX_TLS=" << tls);
+  auto callee_options = options_for(tls, "callee.0");
+  callee_options.secret = "secret-of-program-a";
+  Endpoint callee(callee_options);
+  callee.register_method("echo", [](ByteView r) { return to_bytes(r); });
+  auto other_options = options_for(tls, "other.0");
+  other_options.secret = "secret-of-program-b";
+  Endpoint other(other_options);
+  Handle refused = other.connect(callee.address(), "callee.0");
+  try {
+    refused.call("echo", to_bytes("x"), 3s);
+    FAIL("a caller with another secret was answered");
+  } catch (const ChannelError& e) {
+    CHECK(e.code() == Errc::timeout);
+    CHECK_THAT(e.what(), Catch::Contains("prove") && Catch::Contains("secret"));
+  }
+  auto same_options = options_for(tls, "same.0");
+  same_options.secret = "secret-of-program-a";
+  Endpoint same(same_options);
+  Handle served = same.connect(callee.address(), "callee.0");
+  CHECK(to_string(served.call("echo", to_bytes("y"), 20s)) == "y");
 }
 
 TEST_CASE("a garbage address published in the rendezvous fails calls, never the caller",

@@ -7,6 +7,17 @@
 //   courier_attack calls ADDRESS_HEX TLS SENDERS CALLS BYTES
 //       CALLS calls of BYTES bytes from SENDERS made-up sender ids, none of
 //       which said hello
+//   courier_attack outsider ADDRESS_HEX TLS
+//       a real slipway endpoint of this process, which does not know the
+//       callee's secret, calls "echo"; exits 0 when the call is refused
+//       (it times out), 3 when it was answered
+//   courier_attack handshake ADDRESS_HEX TLS SECRET_HEX fresh|stale CALLS
+//       a raw UCX caller says hello with its own worker address, waits for
+//       the callee's challenge, answers it with a proof made with SECRET for
+//       the challenge it got (fresh: what a task of the program sends) or
+//       for an earlier challenge (stale: what an eavesdropper could replay),
+//       then sends CALLS calls of "echo" and waits for their replies up to
+//       5 s; exits 0 when all were answered, 5 when none was, 6 otherwise
 //
 // Exits 0 once UCX has sent everything (the callee acknowledged rendezvous
 // payloads or dropped them), 1 when a send failed (e.g. the callee died),
@@ -19,6 +30,10 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+
+#include "courier_auth.hpp"
+#include "slipway/channels/endpoint.hpp"
 #include "slipway/channels/wire.hpp"
 
 using namespace slipway::channels;
@@ -39,6 +54,8 @@ void die(const char* what, ucs_status_t status) {
 }
 
 struct Attacker {
+  // What the callee sent back on its connection to us (challenges, replies).
+  std::vector<std::pair<wire::Header, Bytes>> received;
   ucp_context_h context = nullptr;
   ucp_worker_h worker = nullptr;
   ucp_ep_h ep = nullptr;
@@ -48,6 +65,8 @@ struct Attacker {
     ucp_config_t* config = nullptr;
     if (ucp_config_read(nullptr, nullptr, &config) != UCS_OK) die("config", UCS_ERR_NO_MEMORY);
     ucp_config_modify(config, "TLS", tls.c_str());
+    // As courier endpoints do, so that they can check our address.
+    ucp_config_modify(config, "UNIFIED_MODE", "n");
     if (tls.find("tcp") != std::string::npos) ucp_config_modify(config, "NET_DEVICES", "lo");
     if (tls.find("posix") != std::string::npos) {
       // As courier endpoints are: UCX 1.13's shared-memory transports assume
@@ -65,6 +84,23 @@ struct Attacker {
     if ((status = ucp_worker_create(context, &worker_params, &worker)) != UCS_OK) {
       die("ucp_worker_create", status);
     }
+    ucp_am_handler_param_t handler{};
+    handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                         UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    handler.id = wire::kReplyAm;
+    handler.arg = this;
+    handler.cb = [](void* arg, const void* header, std::size_t header_length, void* data,
+                    std::size_t length, const ucp_am_recv_param_t* param) -> ucs_status_t {
+      auto decoded = wire::decode(ByteView(static_cast<const std::byte*>(header), header_length));
+      if (!decoded.header || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+      auto* self = static_cast<Attacker*>(arg);
+      const auto* bytes = static_cast<const std::byte*>(data);
+      self->received.emplace_back(*decoded.header, Bytes(bytes, bytes + length));
+      return UCS_OK;
+    };
+    if ((status = ucp_worker_set_am_recv_handler(worker, &handler)) != UCS_OK) {
+      die("ucp_worker_set_am_recv_handler", status);
+    }
     ucp_ep_params_t ep_params{};
     ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                            UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -79,15 +115,17 @@ struct Attacker {
 
   // Sends one active message to the callee; returns its request (or null
   // when it completed at once).
+  // UCX 1.13 reads a pending send's header until it completes: each lives here.
+  std::deque<wire::Encoded> headers;
+
   void* send(const wire::Header& header, const Bytes& data, bool eager) {
-    const wire::Encoded encoded = wire::encode(header);
+    const wire::Encoded& encoded = headers.emplace_back(wire::encode(header));
     ucp_request_param_t param{};
     if (eager) {
       param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
       param.flags = UCP_AM_SEND_FLAG_EAGER;
     }
-    // UCX copies the header before returning; the payload stays put (the
-    // caller's buffer outlives the request).
+    // The payload stays put too (the caller's buffer outlives the request).
     ucs_status_ptr_t request = ucp_am_send_nbx(ep, wire::kRequestAm, encoded.bytes.data(),
                                                encoded.size, data.empty() ? nullptr : data.data(),
                                                data.size(), &param);
@@ -105,6 +143,30 @@ struct Attacker {
     }
     ucp_request_free(request);
     return status == UCS_OK && !failed;
+  }
+
+  Bytes own_address() const {
+    ucp_worker_attr_t attr{};
+    attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS;
+    if (ucp_worker_query(worker, &attr) != UCS_OK) die("ucp_worker_query", UCS_ERR_NO_MESSAGE);
+    const auto* bytes = reinterpret_cast<const std::byte*>(attr.address);
+    Bytes out(bytes, bytes + attr.address_length);
+    ucp_worker_release_address(worker, attr.address);
+    return out;
+  }
+
+  // Progresses until `count` messages of `kind` came back, or `limit` passed.
+  std::size_t await(wire::Kind kind, std::size_t count, std::chrono::milliseconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    auto counted = [&] {
+      std::size_t n = 0;
+      for (const auto& [header, data] : received) n += header.kind == kind;
+      return n;
+    };
+    while (counted() < count && std::chrono::steady_clock::now() < deadline && !failed) {
+      ucp_worker_progress(worker);
+    }
+    return counted();
   }
 
   bool close() {
@@ -131,7 +193,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 4 && args[0] == "hello") {
     Attacker attacker(args[2], from_hex(args[1]));
-    Bytes data = wire::encode_hello("attacker\nforged log line", from_hex(args[3]));
+    Bytes data = wire::encode_hello("attacker\nforged log line", wire::Nonce{}, from_hex(args[3]));
     bool ok = attacker.wait(
         attacker.send(wire::Header{wire::Kind::hello, 0, made_up_id(0), 1, {}}, data, true));
     return attacker.close() && ok ? 0 : 1;
@@ -154,8 +216,69 @@ int main(int argc, char** argv) {
     for (void* request : in_flight) ok = attacker.wait(request) && ok;
     return attacker.close() && ok ? 0 : 1;
   }
+  if (args.size() == 3 && args[0] == "outsider") {
+    EndpointOptions options;
+    options.tls = args[2];
+    if (options.tls.find("tcp") != std::string::npos) options.net_devices = "lo";
+    options.name = "outsider";
+    Endpoint outsider(options);
+    Handle handle = outsider.connect(from_hex(args[1]), "callee.0");
+    try {
+      handle.call("echo", to_bytes("from outside"), std::chrono::seconds(3));
+      std::printf("answered\n");
+      return 3;
+    } catch (const ChannelError& e) {
+      std::printf("refused: %s\n", e.what());
+      return e.code() == Errc::timeout ? 0 : 4;
+    }
+  }
+  if (args.size() == 6 && args[0] == "handshake") {
+    const Bytes callee = from_hex(args[1]);
+    Attacker attacker(args[2], callee);
+    const Bytes secret = from_hex(args[3]);
+    auto auth = detail::CourierAuth::from(to_string(secret));
+    const bool stale = args[4] == "stale";
+    const unsigned long calls = std::stoul(args[5]);
+    const std::uint64_t me = made_up_id(7);
+    const std::uint64_t connection = 1;
+    const wire::Nonce nonce = detail::CourierAuth::nonce();
+    const Bytes address = attacker.own_address();
+    if (!attacker.wait(attacker.send(wire::Header{wire::Kind::hello, 0, me, connection, {}},
+                                     wire::encode_hello("handshake", nonce, address), true))) {
+      return 1;
+    }
+    if (attacker.await(wire::Kind::challenge, 1, std::chrono::seconds(10)) != 1) {
+      std::printf("no challenge\n");
+      return 1;
+    }
+    wire::Header challenge_header;
+    std::optional<wire::Challenge> challenge;
+    for (const auto& [header, data] : attacker.received) {
+      if (header.kind != wire::Kind::challenge) continue;
+      challenge_header = header;
+      challenge = wire::decode_challenge(data);
+    }
+    if (!challenge) return 1;
+    // A recorded proof answers another challenge: one with another nonce.
+    wire::Nonce answered = challenge->nonce;
+    if (stale) answered[0] ^= 1;
+    const wire::Mac mac = auth.caller_mac(me, challenge_header.sender, connection, answered, nonce,
+                                          address);
+    bool ok = attacker.wait(attacker.send(wire::Header{wire::Kind::proof, 0, me, connection, {}},
+                                          wire::encode_proof(mac), true));
+    for (unsigned long i = 0; i < calls && ok; ++i) {
+      ok = attacker.wait(attacker.send(wire::Header{wire::Kind::call, 0, me, 100 + i, "echo"},
+                                       to_bytes("replayed"), true));
+    }
+    const std::size_t replies = attacker.await(wire::Kind::reply_ok, calls, std::chrono::seconds(5));
+    std::printf("replies %zu\n", replies);
+    if (!attacker.close() || !ok) return 1;
+    return replies == calls ? 0 : replies == 0 ? 5 : 6;
+  }
   std::fprintf(stderr,
                "usage: courier_attack hello ADDRESS_HEX TLS GARBAGE_HEX\n"
-               "       courier_attack calls ADDRESS_HEX TLS SENDERS CALLS BYTES\n");
+               "       courier_attack calls ADDRESS_HEX TLS SENDERS CALLS BYTES\n"
+               "       courier_attack outsider ADDRESS_HEX TLS\n"
+               "       courier_attack handshake ADDRESS_HEX TLS SECRET_HEX fresh|stale CALLS\n");
   return 2;
 }

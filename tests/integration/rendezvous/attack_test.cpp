@@ -4,8 +4,11 @@
 // Each attack broke the server before its fix; here it must not.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -190,6 +193,56 @@ TEST_CASE("attack: idle unauthenticated connections cannot starve members",
   // fixed authentication deadline (not the hour-long heartbeat).
   for (auto& c : idle) REQUIRE(c.closed_by_server(60s));
   CHECK(open_descriptors(server.child.pid) < 64);
+}
+
+TEST_CASE("attack: a peer reopening connections from the tasks' address cannot lock them out",
+          "[rendezvous][integration][attack]") {
+  // Issue 27 item 4: 256+ unauthenticated connections from 127.0.0.1,
+  // reopened as the server closed them, filled the per-address cap, and
+  // every task of a `slipway run` (all from 127.0.0.1) was refused for as
+  // long as the attack went on; so were `slipway status` and `stop`.
+  RendezvousProcess server({});
+  std::atomic<bool> attacking{true};
+  std::atomic<std::uint64_t> reopened{0};
+  std::thread attacker([&] {
+    std::vector<RawClient> idle;
+    for (int i = 0; i < 300; ++i) idle.emplace_back(server.port, "127.0.0.1");
+    while (attacking) {
+      std::vector<pollfd> fds;
+      for (auto& c : idle) fds.push_back(pollfd{c.fd(), POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), 10) <= 0) continue;
+      for (std::size_t i = 0; i < idle.size(); ++i) {
+        if (!fds[i].revents) continue;
+        char buf[4096];
+        if (::recv(fds[i].fd, buf, sizeof buf, MSG_DONTWAIT) > 0) continue;  // its challenge
+        idle[i] = RawClient(server.port, "127.0.0.1");
+        ++reopened;
+      }
+    }
+  });
+  // The flood is on: the server has closed some of the attacker's
+  // connections to admit newer ones.
+  const auto started = std::chrono::steady_clock::now();
+  while (reopened < 300 && std::chrono::steady_clock::now() - started < 60s) {
+    std::this_thread::sleep_for(10ms);
+  }
+  CHECK(reopened >= 300);
+  ClientOptions options;
+  options.connect_timeout = 10s;
+  int connected = 0;
+  for (std::uint32_t i = 0; i < 10; ++i) {
+    try {
+      auto member = Client::connect(server.endpoint, server.token, Identity{"w", i, 0, "h", 1}, options);
+      auto observer = Client::connect_observer(server.endpoint, server.token, options);
+      CHECK(observer->members().members.size() >= 1);
+      ++connected;
+    } catch (const Error& e) {
+      FAIL_CHECK("a task from the attacked address was refused: " << e.what());
+    }
+  }
+  attacking = false;
+  attacker.join();
+  CHECK(connected == 10);
 }
 
 TEST_CASE("attack: a value above the bound is answered, not fatal",

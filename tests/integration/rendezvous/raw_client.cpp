@@ -56,6 +56,17 @@ RawClient::RawClient(RawClient&& other) noexcept
   other.fd_ = -1;
 }
 
+RawClient& RawClient::operator=(RawClient&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    in_ = std::move(other.in_);
+    server_nonce_ = other.server_nonce_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
 bool RawClient::fill(std::chrono::steady_clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
   if (left.count() <= 0) return false;

@@ -19,6 +19,7 @@ class RawClient {
   RawClient(std::uint16_t port, const std::string& source = "127.0.0.1");
   ~RawClient();
   RawClient(RawClient&& other) noexcept;
+  RawClient& operator=(RawClient&& other) noexcept;
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 

@@ -182,22 +182,50 @@ TEST_CASE("an address this UCX's own does not parse stops the endpoint from star
 
 TEST_CASE("hellos round-trip and malformed ones are refused", "[channels][wire]") {
   const Bytes address = from_hex(kTcpLoopbackV1);
-  Bytes encoded = wire::encode_hello("actor.3", address);
+  wire::Nonce nonce{};
+  for (std::size_t i = 0; i < nonce.size(); ++i) nonce[i] = static_cast<std::uint8_t>(i + 1);
+  Bytes encoded = wire::encode_hello("actor.3", nonce, address);
   auto decoded = wire::decode_hello(encoded);
   REQUIRE(decoded.hello);
   CHECK(decoded.hello->label == "actor.3");
+  CHECK(decoded.hello->nonce == nonce);
   CHECK(Bytes(decoded.hello->address.begin(), decoded.hello->address.end()) == address);
 
-  CHECK(wire::decode_hello(wire::encode_hello(std::string(300, 'x'), address)).hello->label.size() ==
+  CHECK(wire::decode_hello(wire::encode_hello(std::string(300, 'x'), nonce, address)).hello->label.size() ==
         wire::kMaxLabelBytes);
   CHECK_THAT(wire::decode_hello(Bytes{}).error, Catch::Contains("without data"));
   CHECK_THAT(wire::decode_hello(Bytes{std::byte{5}, std::byte{'a'}}).error,
              Catch::Contains("ends inside its label"));
-  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", {})).error,
+  CHECK_THAT(wire::decode_hello(Bytes{std::byte{1}, std::byte{'a'}, std::byte{0}}).error,
+             Catch::Contains("without its nonce"));
+  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", nonce, {})).error,
              Catch::Contains("without the caller's address"));
-  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", Bytes(ucx::kMaxWorkerAddressBytes + 1)))
+  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", nonce, Bytes(ucx::kMaxWorkerAddressBytes + 1)))
                  .error,
              Catch::Contains("at most 16384"));
+}
+
+TEST_CASE("challenges and proofs decode only at their exact sizes", "[channels][wire]") {
+  wire::Challenge challenge;
+  challenge.nonce.fill(7);
+  challenge.mac.fill(9);
+  Bytes encoded = wire::encode_challenge(challenge);
+  REQUIRE(encoded.size() == wire::kChallengeBytes);
+  auto decoded = wire::decode_challenge(encoded);
+  REQUIRE(decoded);
+  CHECK(decoded->nonce == challenge.nonce);
+  CHECK(decoded->mac == challenge.mac);
+  encoded.pop_back();
+  CHECK_FALSE(wire::decode_challenge(encoded));
+  encoded.resize(wire::kChallengeBytes + 1);
+  CHECK_FALSE(wire::decode_challenge(encoded));
+
+  Bytes proof = wire::encode_proof(challenge.mac);
+  REQUIRE(wire::decode_proof(proof));
+  CHECK(*wire::decode_proof(proof) == challenge.mac);
+  proof.push_back(std::byte{0});
+  CHECK_FALSE(wire::decode_proof(proof));
+  CHECK_FALSE(wire::decode_proof(Bytes{}));
 }
 
 TEST_CASE("peer-given text is escaped for the log", "[channels][wire]") {

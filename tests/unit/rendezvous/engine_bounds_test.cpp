@@ -86,18 +86,47 @@ TEST_CASE("unauthenticated connections are capped in total and per peer address"
   Engine& e = h.engine();
   CHECK(e.connected(101, "10.9.9.9:1", h.now()));
   CHECK(e.connected(102, "10.9.9.9:2", h.now()));
-  CHECK_FALSE(e.connected(103, "10.9.9.9:3", h.now()));  // a third from one address
+  // A third from one address is admitted; the oldest from it is closed.
+  CHECK(e.connected(103, "10.9.9.9:3", h.now()));
+  CHECK(h.transport.closed.count(101));
+  CHECK_FALSE(h.transport.closed.count(102));
   CHECK(e.accepting());
   CHECK(e.connected(104, "[fd00::1]:4", h.now()));
   CHECK(e.stats().unauthenticated == 3);
-  CHECK_FALSE(e.accepting());  // the transport leaves the rest in the backlog
-  CHECK_FALSE(e.connected(105, "10.7.7.7:5", h.now()));
-  CHECK(e.stats().refused_connections == 2);
-  // One goes away: room again, for that address too.
-  e.disconnected(101, h.now());
   CHECK(e.accepting());
-  CHECK(e.connected(106, "10.9.9.9:6", h.now()));
+  // Past the total: the oldest of all goes.
+  CHECK(e.connected(105, "10.7.7.7:5", h.now()));
+  CHECK(h.transport.closed.count(102));
   CHECK(e.stats().unauthenticated == 3);
+  CHECK(e.stats().evicted_connections == 2);
+  CHECK(e.stats().refused_connections == 0);
+}
+
+TEST_CASE("a peer that keeps the per-address cap full cannot lock out a task from its address",
+          "[rendezvous][engine][bounds][security]") {
+  EngineOptions o = Harness::defaults();
+  o.limits.max_unauthenticated = 64;
+  o.limits.max_unauthenticated_per_address = 16;
+  Harness h(o);
+  Engine& e = h.engine();
+  // The attacker holds 16 connections from the tasks' address and reopens
+  // each one the server closes; a task of the program connects from the
+  // same address (the harness's 10.0.0.1) between them and sends its Hello.
+  ConnId next = 100000;
+  auto attack = [&](int connections) {
+    for (int i = 0; i < connections; ++i, ++next) {
+      e.connected(next, "10.0.0.1:" + std::to_string(next % 60000), h.now());
+    }
+  };
+  attack(16);
+  for (std::uint32_t task = 0; task < 20; ++task) {
+    attack(8);
+    const ConnId joined = h.join("worker", task);  // opens and authenticates
+    CHECK_FALSE(h.transport.closed.count(joined));
+    attack(8);
+  }
+  CHECK(e.stats().unauthenticated == 16);
+  CHECK(e.stats().refused_connections == 0);
 }
 
 TEST_CASE("authenticating frees the unauthenticated place", "[rendezvous][engine][bounds]") {

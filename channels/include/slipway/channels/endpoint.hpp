@@ -76,7 +76,8 @@ struct EndpointStats {
   std::uint64_t rendezvous_receives = 0;  // payloads fetched by UCX's rendezvous protocol
   std::uint64_t refused = 0;              // requests or replies refused (size, load)
   std::uint64_t callers = 0;              // caller endpoints known now (said hello, not gone)
-  std::uint64_t calls_without_hello = 0;  // requests dropped: their sender never said hello
+  std::uint64_t calls_without_hello = 0;  // requests dropped: their sender was not admitted
+  std::uint64_t refused_proofs = 0;       // hellos or challenges whose peer did not prove the secret
   std::uint64_t refused_addresses = 0;    // peers' worker addresses refused before UCX saw them
 };
 

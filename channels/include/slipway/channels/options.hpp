@@ -17,6 +17,12 @@ struct EndpointOptions {
   std::string rndv_thresh;  // as UCX_RNDV_THRESH: payloads above go zero-copy
   std::map<std::string, std::string> ucx_config;  // any other, NAME without "UCX_"
 
+  // The program's secret, which every caller proves before its first
+  // request is read (docs/channels.md, "Who may call"); empty = the task's
+  // SLIPWAY_TOKEN, or where that is unset a secret of this process alone
+  // (its endpoints then admit only each other). Never logged.
+  std::string secret;
+
   // How this endpoint names itself in messages and to the peers it calls;
   // empty = "NODE.REPLICA" from SLIPWAY_NODE/SLIPWAY_REPLICA, else "courier".
   std::string name;

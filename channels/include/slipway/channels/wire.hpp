@@ -7,14 +7,19 @@
 //   u16 method length | u64 sender endpoint id | u64 call id | method bytes
 //
 // A hello's data (the caller's connection to the callee starts with it):
-//   u8 label length | label | the caller's UCX worker address
+//   u8 label length | label | 16-byte caller nonce | the caller's UCX worker address
+// A challenge's data (the callee's answer to a hello, on its connection back):
+//   16-byte callee nonce | 32-byte callee MAC
+// A proof's data (the caller's answer to a challenge): 32-byte caller MAC
+// (docs/channels.md, "Who may call": the MACs are computed by auth.hpp)
 //
 // Contract: decode() accepts exactly what encode() produces and rejects
 // anything else with a reason, never reading past `bytes` and never
 // allocating more than kMaxMethodBytes for the method name. decode_hello()
 // likewise for encode_hello(), with the address at most
 // ucx::kMaxWorkerAddressBytes (the address itself is checked by
-// ucx::AddressCheck before UCX sees it).
+// ucx::AddressCheck before UCX sees it); decode_challenge() and
+// decode_proof() accept exactly their fixed sizes.
 #pragma once
 
 #include <array>
@@ -30,17 +35,18 @@
 namespace slipway::channels::wire {
 
 inline constexpr std::uint16_t kMagic = 0x5357;
-inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::uint8_t kVersion = 2;  // 2: hellos are answered by a challenge
 inline constexpr std::size_t kFixedBytes = 24;
 inline constexpr std::size_t kMaxMethodBytes = 255;
 inline constexpr std::size_t kMaxHeaderBytes = kFixedBytes + kMaxMethodBytes;
 
 // Active-message ids on a courier worker.
-inline constexpr unsigned kRequestAm = 0x5301;  // hello, call, oneway, goodbye: to the callee
-inline constexpr unsigned kReplyAm = 0x5302;    // reply_ok, reply_error, leaving: to the caller
+inline constexpr unsigned kRequestAm = 0x5301;  // hello, proof, call, oneway, goodbye: to the callee
+inline constexpr unsigned kReplyAm = 0x5302;    // challenge, reply_ok, reply_error, leaving: to the caller
 
-// hello, goodbye and leaving carry the caller's connection number in
-// call_id (so a callee that leaves tells exactly the connections it served).
+// hello, challenge, proof, goodbye and leaving carry the caller's
+// connection number in call_id (so a callee that leaves tells exactly the
+// connections it served, and a challenge names the hello it answers).
 enum class Kind : std::uint8_t {
   hello = 1,        // data: label length, label, the caller's worker address (the callee connects back)
   call = 2,         // data: the request; a reply follows
@@ -49,6 +55,8 @@ enum class Kind : std::uint8_t {
   reply_error = 5,  // status: a RemoteStatus; data: the callee's message
   goodbye = 6,      // the caller drops this connection
   leaving = 7,      // the callee is closing: calls in flight on this connection are lost
+  challenge = 8,    // data: the callee's nonce and MAC, answering a hello
+  proof = 9,        // data: the caller's MAC over both nonces; admits the caller
 };
 
 // Whether a kind travels to the callee (kRequestAm) rather than to the caller.
@@ -88,10 +96,18 @@ struct Decoded {
 Decoded decode(ByteView bytes);
 
 inline constexpr std::size_t kMaxLabelBytes = 255;
-inline constexpr std::size_t kMaxHelloBytes = 1 + kMaxLabelBytes + ucx::kMaxWorkerAddressBytes;
+
+
+inline constexpr std::size_t kNonceBytes = 16;
+inline constexpr std::size_t kMacBytes = 32;
+using Nonce = std::array<std::uint8_t, kNonceBytes>;
+using Mac = std::array<std::uint8_t, kMacBytes>;
+inline constexpr std::size_t kMaxHelloBytes =
+    1 + kMaxLabelBytes + kNonceBytes + ucx::kMaxWorkerAddressBytes;
 
 struct Hello {
   std::string label;  // the caller's name, for messages
+  Nonce nonce{};      // the caller's fresh nonce
   ByteView address;   // into the decoded bytes
 };
 
@@ -101,8 +117,19 @@ struct DecodedHello {
 };
 
 // `label` is cut to kMaxLabelBytes.
-Bytes encode_hello(std::string_view label, ByteView address);
+Bytes encode_hello(std::string_view label, const Nonce& nonce, ByteView address);
 DecodedHello decode_hello(ByteView data);
+
+inline constexpr std::size_t kChallengeBytes = kNonceBytes + kMacBytes;
+struct Challenge {
+  Nonce nonce{};
+  Mac mac{};
+};
+Bytes encode_challenge(const Challenge& challenge);
+std::optional<Challenge> decode_challenge(ByteView data);  // nullopt unless exactly kChallengeBytes
+
+Bytes encode_proof(const Mac& mac);
+std::optional<Mac> decode_proof(ByteView data);  // nullopt unless exactly kMacBytes
 
 bool valid_kind(std::uint8_t kind);
 bool valid_remote_status(std::uint8_t status);

@@ -70,7 +70,8 @@ struct EngineOptions {
 struct EngineStats {
   std::size_t connections = 0;
   std::size_t unauthenticated = 0;      // connections that have not sent a valid Hello yet
-  std::uint64_t refused_connections = 0; // refused at connect: a connection limit was reached
+  std::uint64_t refused_connections = 0; // refused at connect: max_connections was reached
+  std::uint64_t evicted_connections = 0; // unauthenticated, closed to admit a newer one at a cap
   std::uint64_t recycled_records = 0;    // departed member records forgotten to make room
   std::size_t members_alive = 0;
   std::size_t member_records = 0;
@@ -90,12 +91,15 @@ class Engine {
 
   // A new connection from `peer`, "address:port" (for logs; connections
   // before authentication are counted per address). Sends the challenge.
-  // Returns false when a connection limit is reached (Limits::
-  // max_connections, max_unauthenticated_per_address): the transport closes it.
+  // Returns false when Limits::max_connections are open: the transport
+  // closes it. At max_unauthenticated (in total) or
+  // max_unauthenticated_per_address (from its address) the new connection
+  // is admitted and the oldest one still waiting for its Hello (from that
+  // address, or from any) is closed instead.
   bool connected(ConnId conn, std::string peer, TimePoint now);
   // Whether another connection may be accepted now: false while
-  // Limits::max_unauthenticated connections wait for their Hello (the
-  // transport then leaves new ones in the listen backlog).
+  // Limits::max_connections are open (the transport then leaves new ones in
+  // the listen backlog).
   bool accepting() const;
   // Bytes read from `conn`, any split.
   void received(ConnId conn, std::span<const std::uint8_t> bytes, TimePoint now);

@@ -144,7 +144,8 @@ struct Limits {
   std::uint32_t max_connections = 1u << 17;
   // Connections that have not authenticated yet: at most this many at once
   // (the server lowers it to a quarter of its descriptor limit), and at most
-  // max_unauthenticated_per_address of them from one peer address.
+  // max_unauthenticated_per_address of them from one peer address; past
+  // either, the oldest of them is closed to admit the new one.
   std::uint32_t max_unauthenticated = 4096;
   std::uint32_t max_unauthenticated_per_address = 256;
   std::uint64_t max_keys = 1u << 22;
