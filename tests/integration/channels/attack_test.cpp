@@ -92,6 +92,14 @@ std::vector<Bytes> garbage_addresses(const Bytes& real) {
   return out;
 }
 
+// "echo", counting the calls it handles (none may come from an attacker).
+void register_counting_echo(Endpoint& callee, std::atomic<int>& handled) {
+  callee.register_method("echo", [&handled](ByteView r) {
+    ++handled;
+    return to_bytes(r);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("a hello whose caller address is garbage is refused and the callee lives",
@@ -121,10 +129,7 @@ TEST_CASE("calls from senders that never said hello are dropped unread, nothing 
   INFO("UCX_TLS=" << tls);
   Endpoint callee(options_for(tls, "callee.0"));
   std::atomic<int> handled{0};
-  callee.register_method("echo", [&](ByteView r) {
-    ++handled;
-    return to_bytes(r);
-  });
+  register_counting_echo(callee, handled);
   const std::size_t resident_before = resident_bytes();
   // 8,192 calls of 64 KiB from 8 made-up senders: 512 MiB, which the
   // callee once kept as replies queued for callers that never came.
@@ -155,10 +160,7 @@ TEST_CASE("an outsider without the program's secret is refused before its first 
   // here); the attacker's process has another.
   Endpoint callee(options_for(tls, "callee.0"));
   std::atomic<int> handled{0};
-  callee.register_method("echo", [&](ByteView r) {
-    ++handled;
-    return to_bytes(r);
-  });
+  register_counting_echo(callee, handled);
   // It gets a challenge it cannot verify (and so sends no request); a raw
   // one that answers it anyway is refused below.
   CHECK(run_attack({"outsider", hex(callee.address()), tls}) == 0);
@@ -181,10 +183,7 @@ TEST_CASE("a caller that answers another challenge (a recorded proof) is refused
   options.secret = secret;
   Endpoint callee(options);
   std::atomic<int> handled{0};
-  callee.register_method("echo", [&](ByteView r) {
-    ++handled;
-    return to_bytes(r);
-  });
+  register_counting_echo(callee, handled);
   // A proof that answers an earlier challenge, with the right secret: what
   // an eavesdropper could have recorded. No call after it is read.
   CHECK(run_attack({"handshake", hex(callee.address()), tls, hex(to_bytes(secret)), "stale", "3"}) == 5);
