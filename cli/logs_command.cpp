@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,15 +36,14 @@ struct LogsOptions {
 
 constexpr std::size_t kMaxLine = 64 * 1024;  // a longer line is cut into pieces
 
-// NODE.REPLICA: a node name (no '/', not starting with '.') and a number.
+// NODE.REPLICA: a node's name and a number.
 bool looks_like_task(const std::string& text) {
   const std::size_t dot = text.rfind('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) return false;
-  if (text.front() == '.' || text.find('/') != std::string::npos) return false;
-  for (std::size_t i = dot + 1; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
+  if (dot == std::string::npos || dot + 1 == text.size() || !launch::is_plain_name(text.substr(0, dot))) {
+    return false;
   }
-  return true;
+  return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(dot) + 1, text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // One log being read: where it is, how far, and an unfinished line.
@@ -56,13 +56,17 @@ class LogReader {
 
   // Copies what was appended since the last call to stdout; true when
   // anything was. A log that was replaced or cut is read again from its start.
+  // Only a regular file is read (a FIFO or a link to a device there is
+  // skipped: never waited on, never read without end).
   bool pump() {
     struct stat now {};
-    if (::stat(path_.c_str(), &now) != 0) return false;
+    if (::lstat(path_.c_str(), &now) != 0 || !S_ISREG(now.st_mode)) return false;
     if (!fd_ || now.st_ino != inode_ || now.st_size < offset_) {
-      fd_ = base::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+      fd_ = base::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW));
+      struct stat opened {};
+      if (fd_ && (::fstat(fd_.get(), &opened) != 0 || !S_ISREG(opened.st_mode))) fd_.reset();
       if (!fd_) return false;
-      inode_ = now.st_ino;
+      inode_ = opened.st_ino;
       offset_ = 0;
     }
     bool any = false;
@@ -123,7 +127,9 @@ std::pair<std::string, std::string> resolve(const LogsOptions& o, const std::str
   std::string error;
   if (!o.second.empty()) {
     auto dir = launch::find_run_directory(root, o.first, &error);
-    if (!dir && fs::is_directory(root + "/" + o.first)) dir = root + "/" + o.first;
+    if (!dir && launch::is_plain_name(o.first) && fs::is_directory(root + "/" + o.first)) {
+      dir = root + "/" + o.first;
+    }
     if (!dir) throw std::runtime_error(error);
     if (!looks_like_task(o.second)) {
       throw std::runtime_error("'" + o.second + "' is not a task; write NODE.REPLICA, e.g. worker.0");
@@ -132,7 +138,8 @@ std::pair<std::string, std::string> resolve(const LogsOptions& o, const std::str
   }
   if (!o.first.empty()) {
     if (auto dir = launch::find_run_directory(root, o.first, &error)) return {*dir, ""};
-    if (fs::is_directory(root + "/" + o.first) && !fs::is_symlink(root + "/" + o.first)) {
+    if (launch::is_plain_name(o.first) && fs::is_directory(root + "/" + o.first) &&
+        !fs::is_symlink(root + "/" + o.first)) {
       return {fs::canonical(root + "/" + o.first).string(), ""};
     }
     if (!looks_like_task(o.first)) throw std::runtime_error(error);
@@ -171,7 +178,8 @@ int run_logs(const LogsOptions& o) {
   };
   if (!task.empty()) {
     const std::string path = launch::task_log_path(run, task);
-    if (!o.follow && !fs::exists(path)) {
+    std::error_code ec;
+    if (!o.follow && !fs::is_regular_file(fs::symlink_status(path, ec))) {  // a FIFO or link: no log
       std::fprintf(stderr,
                    "slipway logs: no log for %s in %s (a task that printed nothing and succeeded "
                    "leaves none); tasks with logs: %s\n",

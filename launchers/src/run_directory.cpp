@@ -1,64 +1,47 @@
 // Run directories: creation, the latest links, and the rendezvous contact.
 #include "slipway/core/contract.hpp"
 #include "slipway/launch/run_directory.hpp"
+#include "slipway/launch/private_directory.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "slipway/base/write_all.hpp"
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/launch/run_file.hpp"
 
 namespace slipway::launch {
 namespace fs = std::filesystem;
+
+// The rendezvous file: an endpoint, a token and a pid, far below this.
+constexpr std::size_t kMaxContactFile = 4096;
 
 std::string default_run_root() {
   if (const char* root = std::getenv(core::env::kRunRoot); root && *root) return root;
   if (const char* home = std::getenv("HOME"); home && *home) {
     return std::string(home) + "/.slipway/runs";
   }
-  return "/tmp/slipway-" + std::to_string(getuid()) + "/runs";
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/slipway-" + std::to_string(getuid()) + "/runs";
 }
-
-namespace {
-
-// Creates `path` and its missing parents, each new one with mode 0700
-// (existing directories are left as they are). Throws saying what failed.
-void create_private_directories(const std::string& path, const std::string& what) {
-  std::string prefix;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t slash = path.find('/', start);
-    std::size_t end = slash == std::string::npos ? path.size() : slash;
-    prefix = path.substr(0, end);
-    start = end + 1;
-    if (prefix.empty() || prefix == "." || prefix == "..") continue;
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      throw std::runtime_error("cannot create " + what + " '" + path + "': " + prefix + ": " +
-                               std::strerror(errno));
-    }
-    if (slash == std::string::npos) break;
-  }
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw std::runtime_error("cannot create " + what + " '" + path + "': it exists and is not a "
-                             "directory");
-  }
-}
-
-}  // namespace
 
 RunDirectory RunDirectory::create(const std::string& root, const std::string& program) {
-  create_private_directories(root, "run root");
+  try {
+    make_private_directory(root, "run root");
+  } catch (const DirectoryRefused& e) {
+    throw DirectoryRefused(std::string(e.what()) + " (--run-root DIR, or SLIPWAY_RUN_ROOT)");
+  }
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
@@ -66,11 +49,10 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& pr
   std::string path = root + "/" + name;
   // Private: the logs may hold the program's secret (a task printing its
   // environment), and the rendezvous file holds it.
-  for (const std::string& dir : {path, path + "/logs", core::address_directory(path)}) {
-    if (::mkdir(dir.c_str(), 0700) != 0) {
-      throw std::runtime_error("cannot create run directory '" + dir + "': " + std::strerror(errno));
-    }
-  }
+  make_private_subdirectory(root, name);
+  make_private_subdirectory(path, "logs");
+  const std::string addresses = core::address_directory(path);
+  make_private_subdirectory(path, addresses.substr(addresses.rfind('/') + 1));
   std::error_code ec;
   for (const std::string& link : {root + "/latest", root + "/" + program + ".latest"}) {
     std::string tmp = link + ".tmp" + std::to_string(getpid());
@@ -86,8 +68,11 @@ void RunDirectory::write_file(const std::string& name, const std::string& conten
                               int mode) const {
   std::string path = path_ + "/" + name;
   std::string tmp = path + ".tmp";
-  base::UniqueFd fd(
-      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+  // A new file, never one that is there (nor where a link there points):
+  // what is at the temporary name is removed first.
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+  base::UniqueFd fd(::open(tmp.c_str(), kFlags, mode));
+  if (!fd && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd.reset(::open(tmp.c_str(), kFlags, mode));
   bool written = fd && base::write_all(fd.get(), content);
   int error = errno;
   if (written && ::close(fd.release()) != 0) {  // NFS may report a full disk only here
@@ -113,6 +98,13 @@ void RunDirectory::write_exit(int exit_code) const {
   write_file("exit", std::to_string(exit_code) + "\n");
 }
 
+bool is_plain_name(std::string_view text) {
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  return !text.empty() && text.size() <= 256 && alnum(text.front()) &&
+         std::all_of(text.begin(), text.end(),
+                     [&alnum](char c) { return alnum(c) || c == '_' || c == '-' || c == '.'; });
+}
+
 std::optional<std::string> find_run_directory(const std::string& root, const std::string& which,
                                               std::string* error) {
   std::error_code ec;
@@ -121,8 +113,14 @@ std::optional<std::string> find_run_directory(const std::string& root, const std
     candidate = root + "/latest";
   } else if (fs::is_directory(which, ec) && fs::exists(fs::path(which) / "plan.json", ec)) {
     candidate = which;
-  } else {
+  } else if (is_plain_name(which)) {
     candidate = root + "/" + which + ".latest";
+  } else {
+    if (error) {
+      *error = "'" + which + "' is neither a run directory (one holding plan.json) nor a program's "
+               "or run's name (letters, digits, '_', '-' and '.', starting with a letter or digit)";
+    }
+    return std::nullopt;
   }
   if (fs::is_directory(candidate, ec)) return fs::canonical(candidate, ec).string();
   if (error) {
@@ -133,8 +131,9 @@ std::optional<std::string> find_run_directory(const std::string& root, const std
 }
 
 std::optional<RendezvousContact> read_contact(const std::string& run_directory) {
-  std::ifstream in(run_directory + "/rendezvous");
-  if (!in) return std::nullopt;
+  const auto text = read_run_file(run_directory + "/rendezvous", kMaxContactFile);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   RendezvousContact contact;
   std::string key;
   while (in >> key) {

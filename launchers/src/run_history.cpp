@@ -21,6 +21,7 @@
 
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
+#include "slipway/launch/run_file.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 
 namespace slipway::launch {
@@ -58,7 +59,9 @@ bool parse_run_name(const std::string& name, RunRecord& run) {
 }
 
 std::optional<int> read_exit(const std::string& run_directory) {
-  std::ifstream in(run_directory + "/exit");
+  const auto text = read_run_file(run_directory + "/exit", 64);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   int code = 0;
   if (in >> code) return code;
   return std::nullopt;

@@ -1,6 +1,7 @@
 // Secret files: mode checks on reading, no links followed on writing (see
 // secret_file.hpp).
 #include "slipway/launch/secret_file.hpp"
+#include "slipway/launch/private_directory.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,7 +29,8 @@ std::string octal_mode(mode_t mode) {
 }  // namespace
 
 std::string read_secret_file(const std::string& path) {
-  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  // O_NONBLOCK: a FIFO there is refused below, not waited on.
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd) throw std::runtime_error("cannot read the secret from " + path + ": " + std::strerror(errno));
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
@@ -65,6 +67,12 @@ void write_secret_file(const std::string& path, const std::string& content) {
   }
   auto slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  // No other user may rename the file away, nor replace a directory above.
+  try {
+    check_directories_above(dir, "secret file's directory");
+  } catch (const DirectoryRefused& e) {
+    throw SecretFileRefused(e.what());
+  }
   std::string pattern = (slash == std::string::npos ? std::string("./") : dir) + ".slipway-secret-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');

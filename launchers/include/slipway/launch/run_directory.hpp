@@ -9,13 +9,16 @@
 //                                    exit         the program's exit status, once done
 //   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
 // ROOT is $SLIPWAY_RUN_ROOT, else $HOME/.slipway/runs, else
-// /tmp/slipway-UID/runs. Directories slipway makes are 0700 (ROOT and its
-// missing parents too), its files 0600: task logs and the rendezvous file
-// may hold the program's secret.
+// $TMPDIR/slipway-UID/runs (/tmp without TMPDIR). Directories slipway makes
+// are 0700 (ROOT and its missing parents too), its files 0600: task logs
+// and the rendezvous file may hold the program's secret. create() refuses
+// a ROOT that another user could change (private_directory.hpp), before it
+// writes anything there.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "slipway/core/environment.hpp"
 
@@ -32,7 +35,9 @@ struct RendezvousContact {
 class RunDirectory {
  public:
   // Creates a fresh run directory for `program` under `root` and points the
-  // latest links at it. Throws std::runtime_error saying what failed.
+  // latest links at it. Throws DirectoryRefused (private_directory.hpp) for
+  // a root another user could change, std::runtime_error for other failures,
+  // saying what failed.
   static RunDirectory create(const std::string& root, const std::string& program);
 
   const std::string& path() const { return path_; }
@@ -40,8 +45,9 @@ class RunDirectory {
   std::string logs_path() const { return path_ + "/logs"; }
   std::string addresses_path() const { return core::address_directory(path_); }
 
-  // Writes NAME atomically (NAME.tmp, then renamed; removed when anything
-  // fails). Throws std::runtime_error naming the file and the reason.
+  // Writes NAME atomically (a new NAME.tmp, never one that was there nor
+  // where a link there points; then renamed; removed when anything fails).
+  // Throws std::runtime_error naming the file and the reason.
   void write_file(const std::string& name, const std::string& content, int mode = 0600) const;
   void write_contact(const RendezvousContact& contact) const;
   void write_exit(int exit_code) const;
@@ -51,13 +57,21 @@ class RunDirectory {
   std::string path_;
 };
 
-// Finds a run directory from what the user typed: a run directory path, a
-// program name (its newest run), or nothing (the newest run of any program).
-// Returns nothing when there is none; `error` says where it looked.
+// Whether `text` may name something under the run root (a program, a run,
+// a node): letters, digits, '_', '-' and '.', starting with a letter or a
+// digit, at most 256 bytes; never "..", never a path.
+bool is_plain_name(std::string_view text);
+
+// Finds a run directory from what the user typed: a run directory path (a
+// directory holding plan.json), a program name (its newest run), or nothing
+// (the newest run of any program). Returns nothing when there is none, or
+// when `which` is neither a run directory nor a plain name (is_plain_name);
+// `error` says where it looked, or what a name may hold.
 std::optional<std::string> find_run_directory(const std::string& root, const std::string& which,
                                               std::string* error);
 
-// Reads ROOT/.../rendezvous; nothing when absent or malformed.
+// Reads ROOT/.../rendezvous; nothing when absent, not a regular file
+// (run_file.hpp) or malformed.
 std::optional<RendezvousContact> read_contact(const std::string& run_directory);
 
 }  // namespace slipway::launch
