@@ -19,6 +19,7 @@
 #include "slipway/core/live_plan.hpp"
 #include "slipway/base/write_all.hpp"
 #include "slipway/base/terminal_stream.hpp"
+#include "slipway/rendezvous/printable.hpp"
 #include "slipway/rendezvous/server.hpp"
 
 namespace slipway::launch {
@@ -151,8 +152,10 @@ void LauncherLoop::write_address_files(const std::string& node) {
   }
 }
 
+// A task writes the key and its value: both reach our output escaped
+// (rendezvous::printable), so that neither can start a line of its own.
 void LauncherLoop::on_scale_request(const std::string& key) {
-  const std::string node = key.substr(core::keys::kScalePrefix.size());
+  const std::string node = rendezvous::printable(key.substr(core::keys::kScalePrefix.size()));
   const auto value = control_->server().get(key);
   if (!value || finished_) return;
   // "COUNT[ WHO]"
@@ -160,9 +163,10 @@ void LauncherLoop::on_scale_request(const std::string& key) {
   const std::string count_text = value->substr(0, digits);
   const std::string who = digits == std::string::npos || digits + 1 >= value->size()
                               ? std::string("a task")
-                              : value->substr(digits + 1, 128);
+                              : rendezvous::printable(value->substr(digits + 1, 128));
   if (count_text.empty() || count_text.size() > 9 || (digits != std::string::npos && (*value)[digits] != ' ')) {
-    say("ignored " + key + " = '" + value->substr(0, 64) + "': not a count (write COUNT, or COUNT WHO)");
+    say("ignored " + rendezvous::printable(key.substr(0, 192)) + " = '" +
+        rendezvous::printable(value->substr(0, 64)) + "': not a count (write COUNT, or COUNT WHO)");
     return;
   }
   const std::int64_t count = std::stoll(count_text);
@@ -564,7 +568,8 @@ void LauncherLoop::on_wakeup() {
       key_changed(key);
       continue;
     }
-    const std::string& reason = std::get<std::string>(event);
+    // Whoever asked chose the reason: escaped before it reaches our output.
+    const std::string reason = rendezvous::printable(std::get<std::string>(event));
     say("stop requested: " + reason);
     control_->announce_stop(reason);
     carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));

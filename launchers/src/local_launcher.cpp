@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "launcher_loop.hpp"
@@ -79,7 +80,9 @@ class LocalRun : public LauncherLoop {
     spawn.parent_death_signal = SIGTERM;
     // A stop sent while the agent starts waits for it (its signalfd).
     spawn.blocked_signals = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
-    return UnitHandle::of_process(base::spawn(spawn));
+    const pid_t agent = base::spawn(spawn);
+    if (has_mpi(unit)) mpi_agents_.insert(agent);
+    return UnitHandle::of_process(agent);
   }
 
   void signal_unit(std::size_t unit, UnitHandle carrier, int sig) override {
@@ -91,6 +94,11 @@ class LocalRun : public LauncherLoop {
   }
   void process_ended(pid_t pid, const base::ExitStatus& status) override {
     if (runner_) runner_->reaped(pid, status);
+    // An MPI agent killed by a signal could not remove its private
+    // directories (the PMIx server's, Open MPI's session and shared-memory
+    // ones): their lock is free now, so they go at once, not at the next
+    // MPI start.
+    if (mpi_agents_.erase(pid) > 0 && status.signaled) base::remove_stale_scratch_dirs();
   }
   void key_changed(const std::string& key) override {
     if (runner_) runner_->key_changed(key);
@@ -114,6 +122,13 @@ class LocalRun : public LauncherLoop {
     const LaunchUnit& u = units()[unit];
     return run_inline_ && u.tasks.size() == 1 &&
            *plan().node(plan().tasks[u.tasks.front()]).framework != core::Framework::mpi;
+  }
+
+  bool has_mpi(std::size_t unit) const {
+    for (std::uint32_t task : units()[unit].tasks) {
+      if (*plan().node(plan().tasks[task]).framework == core::Framework::mpi) return true;
+    }
+    return false;
   }
 
   // A task run here: its output pipes, log and held ports; an agent: its
@@ -161,6 +176,7 @@ class LocalRun : public LauncherLoop {
 
   const LocalRunOptions& options_;
   bool run_inline_;
+  std::set<pid_t> mpi_agents_;  // running slipway-exec of units with mpi tasks
   // Destroyed in reverse: the runner first (its commands killed), then the
   // hooks (Horovod's store), then the control.
   std::unique_ptr<ServerTaskControl> control_;

@@ -3,9 +3,11 @@
 # MPI's session and shared-memory directories) do not outlive them: when
 # one slipway-exec is SIGKILLed, its world restarts (a new epoch) and the
 # next agents on the host remove what the killed one left, while the
-# stopped one removes its own; a live agent's directories (another
-# program's, here) are left alone; every directory is gone once the
-# programs ended.
+# stopped one removes its own; when no agent starts after it (a world with
+# no retry left: the program fails), `slipway run` removes what the killed
+# one left as soon as it reaps it (issue 27 item 11); a live agent's
+# directories (another program's, here) are left alone; every directory
+# is gone once the programs ended.
 source "$(dirname "$0")/lib.sh"
 export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
@@ -28,15 +30,36 @@ read -r -a stopped <<<"$(dirs_of "$WORK/out" solver.1)"
 [ "${#killed[@]}" -eq 3 ] && [ "${#stopped[@]}" -eq 3 ] && [ "${#live[@]}" -eq 3 ] ||
   fail "expected three directories per rank: ${killed[*]} / ${stopped[*]} / ${live[*]}"
 for d in "${killed[@]}" "${stopped[@]}" "${live[@]}"; do [ -d "$d" ] || fail "$d does not exist"; done
-agent=$(pgrep -f -- "--task solver\.0( |$)" | while read -r p; do
-  if [ "$(ps -o comm= -p "$p")" = slipway-exec ]; then echo "$p"; fi; done)
-[ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of solver.0: $agent"
+# agent_of GUARD: the slipway-exec of solver.0 under the run of GUARD.
+agent_of() {
+  local agent
+  agent=$(for p in $(descendants "$1" slipway-exec); do
+    if grep -qaE -- "--task.solver\.0(.|$)" "/proc/$p/cmdline"; then echo "$p"; fi; done)
+  [ "$(echo "$agent" | wc -w)" -eq 1 ] || fail "expected one slipway-exec of solver.0: $agent"
+  echo "$agent"
+}
+agent=$(agent_of "$guard")
 kill -9 "$agent"
 wait_until 60 printed "$WORK/out" 'solver\.[01]' 4  # the world's next epoch runs
 wait_until 30 gone "${killed[@]}" "${stopped[@]}"
 for d in "${live[@]}"; do [ -d "$d" ] || fail "the live agent's $d was removed"; done
 read -r -a retry <<<"$(dirs_of "$WORK/out" solver.0)"
 echo "solver.0 in epoch 1: ${retry[*]}"
+
+# No retry: no agent starts after the killed one; the launcher sweeps.
+"$SLIPWAY" run "$(topology mpi_scratch_once)" >"$WORK/once" 2>&1 &
+once=$!
+BACKGROUND_PIDS+=("$once")
+wait_until 60 printed "$WORK/once" 'solver\.[01]' 2
+read -r -a once_killed <<<"$(dirs_of "$WORK/once" solver.0)"
+for d in "${once_killed[@]}"; do [ -d "$d" ] || fail "$d does not exist"; done
+agent=$(agent_of "$once")
+kill -9 "$agent"
+wait_for_exit "$once"
+cat "$WORK/once"
+expect_status 1
+gone "${once_killed[@]}" || fail "a killed agent's directories outlived its program: $(ls -d "${once_killed[@]}" 2>/dev/null)"
+for d in "${live[@]}"; do [ -d "$d" ] || fail "the live agent's $d was removed"; done
 run_slipway "$WORK/stop" stop mpi_scratch
 run_slipway "$WORK/stop2" stop mpi_bystander
 set +e
