@@ -63,9 +63,37 @@ struct ChildArgs {
   const SpawnOptions* options;
   char* const* argv;
   char* const* envp;
+  pid_t parent;           // the process calling spawn()
+  const char* lifeline;   // "/proc/self/fd/N": the lifeline pipe's read end, or null
   int error;
   bool in_chdir;  // the error came from entering the workdir
 };
+
+// This process's lifeline pipe (SpawnOptions::group_dies_with_parent):
+// made once, both ends kept open (close-on-exec) for the process's life;
+// the path by which a child opens the read end anew, or null.
+const char* lifeline_path() {
+  static const std::string path = [] {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return std::string();
+    return "/proc/self/fd/" + std::to_string(fds[0]);
+  }();
+  return path.empty() ? nullptr : path.c_str();
+}
+
+// In the child: its own description of the lifeline pipe's read end at
+// fd 3, which SIGKILLs its process group once no writer is left.
+void hold_lifeline(const char* lifeline) {
+  const int fd = open(lifeline, O_RDONLY | O_NONBLOCK);  // not close-on-exec
+  if (fd < 0) return;
+  fcntl(fd, F_SETOWN, -getpid());
+  fcntl(fd, F_SETSIG, SIGKILL);
+  fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC);
+  if (fd != 3) {
+    dup2(fd, 3);
+    close(fd);
+  }
+}
 
 // Runs in the child between clone and exec, on its own stack in our memory:
 // only async-signal-safe calls, no allocation, nothing written but `error`.
@@ -82,7 +110,11 @@ int child_exec(void* raw) {
   for (int sig : o.blocked_signals) sigaddset(&kept, sig);
   sigprocmask(SIG_SETMASK, &kept, nullptr);
   if (o.new_process_group) setpgid(0, 0);
-  if (o.parent_death_signal != 0) prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
+  if (o.parent_death_signal != 0) {
+    prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
+    // The parent may have died before prctl: we were reparented then.
+    if (getppid() != args->parent) _exit(128 + o.parent_death_signal);
+  }
   if (long long soft = original_nofile_soft.load(std::memory_order_relaxed); soft >= 0) {
     rlimit limit{};
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
@@ -103,7 +135,12 @@ int child_exec(void* raw) {
   dup_to(o.stdin_fd, STDIN_FILENO);
   dup_to(o.stdout_fd, STDOUT_FILENO);
   dup_to(o.stderr_fd, STDERR_FILENO);
-  close_descriptors_from(3);
+  if (args->lifeline != nullptr) {
+    hold_lifeline(args->lifeline);
+    close_descriptors_from(4);
+  } else {
+    close_descriptors_from(3);
+  }
   if (!o.workdir.empty() && chdir(o.workdir.c_str()) != 0) {
     args->error = errno;
     args->in_chdir = true;
@@ -212,7 +249,8 @@ pid_t spawn(const SpawnOptions& options) {
   }
   auto argv = c_strings(options.argv);
   auto envp = c_strings(options.env);
-  ChildArgs args{&options, argv.data(), envp.data(), 0, false};
+  const char* lifeline = options.group_dies_with_parent && options.new_process_group ? lifeline_path() : nullptr;
+  ChildArgs args{&options, argv.data(), envp.data(), getpid(), lifeline, 0, false};
   thread_local ChildStack stack;
   // As posix_spawn does: the child shares our memory and we wait (VFORK)
   // until it has exec'd, so no page table is copied however large this

@@ -15,6 +15,7 @@ pid_t start_command(const core::NodeSpec& node, std::vector<std::string> env, Ta
   spawn_options.workdir = *node.workdir;
   spawn_options.new_process_group = true;
   spawn_options.parent_death_signal = SIGKILL;
+  spawn_options.group_dies_with_parent = true;  // its children in its group too
   spawn_options.stdout_fd = output.stdout_write();
   spawn_options.stderr_fd = output.stderr_write();
   pid_t pid = base::spawn(spawn_options);

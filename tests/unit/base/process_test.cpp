@@ -1,10 +1,12 @@
 // Process control against real processes: exec failures are reported,
-// exit statuses described, descendants found and terminated.
+// exit statuses described, descendants found and terminated, a group
+// killed with the process that spawned it.
 #include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <system_error>
 #include <thread>
@@ -110,4 +112,57 @@ TEST_CASE("descendants are found through /proc and terminated, orphans included"
   CHECK(std::find(found.begin(), found.end(), grandchild) != found.end());
   base::terminate_descendants(2000ms);
   CHECK(kill(grandchild, 0) != 0);
+}
+
+namespace {
+// Gone, or a zombie nobody reaped yet (it is dead all the same).
+bool dead(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  std::FILE* stat = std::fopen(path, "r");
+  if (stat == nullptr) return true;
+  char state = '?';
+  const int got = std::fscanf(stat, "%*d (%*[^)]) %c", &state);
+  std::fclose(stat);
+  return got != 1 || state == 'Z';
+}
+}  // namespace
+
+TEST_CASE("a child's whole process group dies with the process that spawned it, SIGKILL included") {
+  // P spawns a shell that starts a child in its group and ignores SIGTERM
+  // and SIGHUP; no parent-death signal: the lifeline alone must do it.
+  int pids[2];
+  REQUIRE(pipe(pids) == 0);
+  const pid_t parent = fork();
+  REQUIRE(parent >= 0);
+  if (parent == 0) {
+    base::SpawnOptions o;
+    o.env = base_env();
+    o.argv = {"sh", "-c", "trap '' TERM HUP; sleep 60 & echo $$ $!; wait"};
+    o.group_dies_with_parent = true;
+    o.stdout_fd = pids[1];
+    base::spawn(o);
+    pause();
+    _exit(0);
+  }
+  close(pids[1]);
+  char buf[64] = {};
+  REQUIRE(read(pids[0], buf, sizeof buf - 1) > 0);
+  close(pids[0]);
+  long shell = 0, child = 0;
+  REQUIRE(std::sscanf(buf, "%ld %ld", &shell, &child) == 2);
+  CHECK_FALSE(dead(static_cast<pid_t>(child)));
+  kill(parent, SIGKILL);
+  base::wait_for(parent);
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while ((!dead(static_cast<pid_t>(shell)) || !dead(static_cast<pid_t>(child))) &&
+         std::chrono::steady_clock::now() < deadline) {
+    while (base::try_reap_any()) {
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(dead(static_cast<pid_t>(shell)));
+  CHECK(dead(static_cast<pid_t>(child)));
+  kill(static_cast<pid_t>(child), SIGKILL);  // whatever happened, leave nothing
+  kill(static_cast<pid_t>(shell), SIGKILL);
 }

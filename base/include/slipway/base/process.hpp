@@ -12,7 +12,9 @@
 //   the child. A failure to exec is reported by spawn() as an exception
 //   carrying errno's text, never as a child that exits 127 silently: "cannot
 //   enter the workdir 'W': REASON" when the workdir is the problem, "cannot
-//   run 'C': Is a directory" for a command that is a directory.
+//   run 'C': Is a directory" for a command that is a directory. A child
+//   whose parent died before it asked for its parent death signal exits
+//   (128 + the signal) instead of running without one.
 // - Must be called from a thread that lives as long as the child when a
 //   parent death signal is asked for (the kernel ties it to the thread).
 #pragma once
@@ -35,6 +37,15 @@ struct SpawnOptions {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // The kernel SIGKILLs the child's process group (new_process_group) when
+  // this process ends, however it ends (SIGKILL included), as long as a
+  // process of the group still holds the child's fd 3: a pipe's read end,
+  // opened for the child alone (its own open file description, O_ASYNC,
+  // owned by the group, signal SIGKILL) from this process's lifeline pipe,
+  // whose only writer is this process (SIGIO on the last writer's close).
+  // The child's own children in its group go with it, which a parent death
+  // signal (the child alone) does not reach.
+  bool group_dies_with_parent = false;
   // Signals that stay blocked in the new program (every other one starts
   // unblocked, with its default disposition): for a child that takes them
   // through a signalfd from its first instruction (slipway-exec), so that
