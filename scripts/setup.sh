@@ -44,4 +44,11 @@ if command -v clang++ >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/l
   CMAKE_ARGS+=(-DSLIPWAY_FUZZ=ON)
 fi
 cmake -S . -B "$BUILD_DIR" "${CMAKE_ARGS[@]}"
-cmake --build "$BUILD_DIR" -j "${SLIPWAY_JOBS:-$(nproc)}"
+# SLIPWAY_TARGETS="T1 T2": build only those targets (scripts/run-example.sh);
+# unset or empty: every target (scripts/test.sh).
+build=(cmake --build "$BUILD_DIR" -j "${SLIPWAY_JOBS:-$(nproc)}")
+if [ -n "${SLIPWAY_TARGETS:-}" ]; then
+  read -r -a targets <<<"$SLIPWAY_TARGETS"
+  build+=(--target "${targets[@]}")
+fi
+"${build[@]}"
