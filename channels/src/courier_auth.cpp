@@ -43,14 +43,22 @@ CourierAuth CourierAuth::from(const std::string& secret) {
   return CourierAuth(process_secret(), true);
 }
 
+// Both MACs start alike: the direction, then the prover's id, the
+// verifier's id and the connection.
+rendezvous::Sha256 CourierAuth::begin(std::string_view direction, std::uint64_t prover,
+                                      std::uint64_t verifier, std::uint64_t connection) const {
+  auto hash = key_.begin();
+  hash.update(direction);
+  put_u64(hash, prover);
+  put_u64(hash, verifier);
+  put_u64(hash, connection);
+  return hash;
+}
+
 wire::Mac CourierAuth::callee_mac(std::uint64_t callee, std::uint64_t caller,
                                   std::uint64_t connection, const wire::Nonce& caller_nonce,
                                   const wire::Nonce& callee_nonce) const {
-  auto hash = key_.begin();
-  hash.update(std::string_view("callee"));
-  put_u64(hash, callee);
-  put_u64(hash, caller);
-  put_u64(hash, connection);
+  auto hash = begin("callee", callee, caller, connection);
   hash.update(caller_nonce);
   hash.update(callee_nonce);
   return to_mac(key_.finish(hash));
@@ -59,11 +67,7 @@ wire::Mac CourierAuth::callee_mac(std::uint64_t callee, std::uint64_t caller,
 wire::Mac CourierAuth::caller_mac(std::uint64_t caller, std::uint64_t callee,
                                   std::uint64_t connection, const wire::Nonce& callee_nonce,
                                   const wire::Nonce& caller_nonce, ByteView caller_address) const {
-  auto hash = key_.begin();
-  hash.update(std::string_view("caller"));
-  put_u64(hash, caller);
-  put_u64(hash, callee);
-  put_u64(hash, connection);
+  auto hash = begin("caller", caller, callee, connection);
   hash.update(callee_nonce);
   hash.update(caller_nonce);
   put_u64(hash, caller_address.size());

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "slipway/channels/bytes.hpp"
 #include "slipway/channels/wire.hpp"
@@ -43,6 +44,8 @@ class CourierAuth {
 
  private:
   explicit CourierAuth(const std::string& secret, bool process_local);
+  rendezvous::Sha256 begin(std::string_view direction, std::uint64_t prover,
+                           std::uint64_t verifier, std::uint64_t connection) const;
   rendezvous::HmacKey key_;
   bool process_local_;
 };
