@@ -182,7 +182,6 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   make_room_for_pending();
   PendingCaller pending;
   pending.label = rendezvous::printable(hello.label);
-  pending.where = describe_address(hello.address);
   pending.address = to_bytes(hello.address);
   pending.connection = header.call_id;
   pending.caller_nonce = hello.nonce;
@@ -272,7 +271,7 @@ bool EndpointCore::proof_holds(const wire::Header& header, ByteView data) {
                                                  pending.callee_nonce, pending.caller_nonce,
                                                  pending.address))) {
     refuse_unproven("caller '" + pending.label + "' did not prove the program's secret",
-                    pending.where);
+                    describe_address(pending.address));
     pending.since = {};  // one try per challenge: dropped with the next hello
     return false;
   }
@@ -306,7 +305,6 @@ void EndpointCore::admit(std::uint64_t sender, std::uint64_t connection) {
     }
     linger(std::move(caller->ep));  // an earlier connection of this caller
     caller->label = proven.label;
-    caller->where = proven.where;
     caller->address = std::move(proven.address);
     caller->ep = std::move(proven.ep);
     caller->generation = proven.generation;

@@ -33,14 +33,14 @@ std::string process_secret() {
 
 }  // namespace
 
-CourierAuth::CourierAuth(const std::string& secret, bool process_local)
-    : key_(rendezvous::hmac_sha256(secret, kKeyLabel)), process_local_(process_local) {}
+CourierAuth::CourierAuth(const std::string& secret)
+    : key_(rendezvous::hmac_sha256(secret, kKeyLabel)) {}
 
 CourierAuth CourierAuth::from(const std::string& secret) {
-  if (!secret.empty()) return CourierAuth(secret, false);
+  if (!secret.empty()) return CourierAuth(secret);
   const char* token = std::getenv(core::env::kToken);
-  if (token && *token) return CourierAuth(token, false);
-  return CourierAuth(process_secret(), true);
+  if (token && *token) return CourierAuth(token);
+  return CourierAuth(process_secret());
 }
 
 // Both MACs start alike: the direction, then the prover's id, the

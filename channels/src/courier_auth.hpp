@@ -39,15 +39,12 @@ class CourierAuth {
   static bool same(const wire::Mac& a, const wire::Mac& b);
   // A fresh nonce from the kernel's CSPRNG.
   static wire::Nonce nonce();
-  // Whether the secret came from this process alone (no SLIPWAY_TOKEN).
-  bool process_local() const noexcept { return process_local_; }
 
  private:
-  explicit CourierAuth(const std::string& secret, bool process_local);
+  explicit CourierAuth(const std::string& secret);
   rendezvous::Sha256 begin(std::string_view direction, std::uint64_t prover,
                            std::uint64_t verifier, std::uint64_t connection) const;
   rendezvous::HmacKey key_;
-  bool process_local_;
 };
 
 }  // namespace slipway::channels::detail

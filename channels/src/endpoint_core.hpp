@@ -112,7 +112,6 @@ struct Call {
 // one are dropped unread.
 struct Caller {
   std::string label;                // printable (rendezvous::printable)
-  std::string where;                // where its address points, for messages
   Bytes address;
   std::unique_ptr<ucx::Ep> ep;      // replies go here
   std::uint64_t generation = 0;
@@ -125,7 +124,6 @@ struct Caller {
 // secret, so what it makes the callee keep must not crowd out callers.
 struct PendingCaller {
   std::string label;
-  std::string where;
   Bytes address;
   std::unique_ptr<ucx::Ep> ep;      // a new connection back, or null: the admitted caller's
   std::uint64_t generation = 0;
