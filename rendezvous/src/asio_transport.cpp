@@ -163,6 +163,10 @@ void AsioTransport::accept_ready() {
     if (!engine_->connected(id, format_endpoint(from.address().to_string(), from.port()), SteadyClock::now())) {
       drop(id, c, false);
     }
+    // At a pre-authentication cap the engine closed an older connection to
+    // admit this one: release it now, before the next accept, so that a
+    // burst of connections never holds more descriptors than the cap.
+    flush_dirty();
     // Too many connections wait for their Hello: leave the next ones in the
     // listen backlog until some authenticate or time out (after_engine_call).
     if (!engine_->accepting()) {
