@@ -424,18 +424,18 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   flush();
 }
 
-void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
+void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
   budget_->release(unit);
-  if (!quiet && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
+  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
+  const bool elastic_replica = units_[unit].tasks.size() == 1 && elastic_->knows(task.node);
+  if (!lost && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
       signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
     // A task that never started may have no log.
-    const std::string log =
-        run_dir_.logs_path() + "/" + plan_.tasks[units_[unit].tasks.front()].name() + ".log";
+    const std::string log = run_dir_.logs_path() + "/" + task.name() + ".log";
     const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
     say(units_[unit].name + " " + exit.describe() + (has_log ? " (log: " + log + ")" : ""));
     // on_loss = "shrink": the node carries on without it (down to MIN).
-    const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-    if (units_[unit].tasks.size() == 1 && elastic_->shrinks_on_loss(task.node) && !supervisor_->stopping()) {
+    if (elastic_replica && elastic_->shrinks_on_loss(task.node) && !supervisor_->stopping()) {
       if (auto resize = elastic_->lost(task.node, task.replica,
                                        task.name() + " " + exit.describe() + "; on_loss = \"shrink\"")) {
         apply_resize(*resize, Clock::now(), unit);  // its exit is expected now: no retry used
@@ -443,6 +443,13 @@ void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool quiet) {
     }
   }
   carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
+  // Lost where no host has room for it: its elastic node shrinks now, in
+  // the epoch its loss began (the loss counted above), so that its world's
+  // next epoch starts at the smaller size, not first at the old one, which
+  // could not form.
+  if (lost && elastic_replica && !supervisor_->stopping()) {
+    if (auto why = no_room_for(unit)) shrink_for(unit, *why);
+  }
 }
 
 void LauncherLoop::on_member_joined(const MemberJoined& event) {

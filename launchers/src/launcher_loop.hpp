@@ -31,7 +31,9 @@
 // after the node's settle window, a resize the supervisor carries out; the
 // loop keeps live/NODE, the live plan every start is given (live_plan())
 // and the live address files (RUN/addrs/NODE.PORT, rewritten atomically
-// whenever a handled node's live set or addresses change).
+// whenever a handled node's live set or addresses change). A replica of an
+// elastic node that is lost where no host has room for it (no_room_for)
+// shrinks its node as the loss is heard, before its world's next epoch.
 #pragma once
 
 #include <poll.h>
@@ -109,6 +111,12 @@ class LauncherLoop {
   virtual bool unit_lost(std::size_t /*unit*/, UnitHandle /*carrier*/, const MemberEnded& /*event*/) {
     return false;
   }
+  // Why no host could take `unit` were it to start again now (its host
+  // is lost, the others are full), or nothing when one could. Asked as a
+  // unit is lost, so that its elastic node shrinks before its world's next
+  // epoch instead of in it. Default: nothing (locally the hosts are this
+  // machine).
+  virtual std::optional<std::string> no_room_for(std::size_t /*unit*/) { return std::nullopt; }
   // How `carrier` ended before the tasks of a unit it carried joined the
   // rendezvous (once per such unit). Default: "its process " + exit's
   // description.
@@ -175,7 +183,8 @@ class LauncherLoop {
   bool take_descriptors(std::size_t unit);
   void start_queued();
   bool drop_queued(std::size_t unit);
-  void unit_done(std::size_t unit, TaskExit exit, bool quiet);
+  // `lost`: unit_lost() said the unit failed (said already).
+  void unit_done(std::size_t unit, TaskExit exit, bool lost);
   void on_signals();
   void on_wakeup();
   void on_member_joined(const MemberJoined& event);

@@ -172,15 +172,15 @@ class SlurmRun : public LauncherLoop {
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
     if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
-      if (lost_hosts_.count(satellite->host)) {
+      if (auto why = no_room_for(unit)) {  // its host is lost
         const std::string id = satellite->id;
         cancel_satellite(id);
-        throw NoRoom("its satellite job " + id + " lost its host");
+        throw NoRoom(*why);
       }
       step.host = satellite->host;
       step.job_id = satellite->id;
     } else if (placeholders_.count(unit_host_[unit])) {
-      throw NoRoom(u.name + " has no satellite job to run in");
+      throw NoRoom(*no_room_for(unit));
     } else {
       step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
     }
@@ -286,6 +286,19 @@ class SlurmRun : public LauncherLoop {
     steps_with_losses_.insert(step.pid());
     say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); host marked lost");
     return true;
+  }
+
+  // As start_units would find it: a satellite's unit has room while its
+  // satellite's host is not lost; any other, where choose_host finds a host.
+  std::optional<std::string> no_room_for(std::size_t unit) override {
+    if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
+      if (!lost_hosts_.count(satellite->host)) return std::nullopt;
+      return "its satellite job " + satellite->id + " lost its host";
+    }
+    if (placeholders_.count(unit_host_[unit])) return units()[unit].name + " has no satellite job to run in";
+    const StepRequest step = step_for_unit(plan(), units()[unit]);
+    if (host_with_room(unit, step, false)) return std::nullopt;
+    return no_room_in_job(step);
   }
 
   // A step whose units have all ended but which lost one waits for Slurm to
@@ -411,12 +424,15 @@ class SlurmRun : public LauncherLoop {
   // node adds, bound to their planned hosts) count on the host they had.
   std::string choose_host(std::size_t unit, const StepRequest& step) {
     if (auto host = host_with_room(unit, step, false)) return *host;
+    throw NoRoom(no_room_in_job(step));
+  }
+
+  std::string no_room_in_job(const StepRequest& step) const {
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
-    throw NoRoom("no host of job " + job_.job_id + " has room for " + step.unit_name +
-                             " (" + std::to_string(step.cpus) + " cpus, " +
-                             std::to_string(step.gpus) + " gpus)" +
-                             (lost.empty() ? "" : "; lost hosts: " + lost));
+    return "no host of job " + job_.job_id + " has room for " + step.unit_name + " (" +
+           std::to_string(step.cpus) + " cpus, " + std::to_string(step.gpus) + " gpus)" +
+           (lost.empty() ? "" : "; lost hosts: " + lost);
   }
 
   // A host of the job with room for `unit` now (what running steps and

@@ -408,3 +408,34 @@ TEST_CASE("shrinking a world leaves the retired ranks idle in the new epoch") {
   CHECK(s.task(2).state == TaskState::Idle);
   CHECK(s.task(0).epoch == 2);
 }
+
+// The launcher shrinks a node whose lost rank has no host with room as the
+// loss is heard (LauncherLoop::unit_done): the resize comes while the world
+// already restarts for the loss, and the next epoch is the smaller world.
+TEST_CASE("a world shrunk while it restarts for a loss starts its next epoch at the smaller size") {
+  Supervisor s(torch_world(1), fast());
+  s.start(t0);
+  auto actions = s.task_exited(1, killed(SIGKILL), t0);  // trainer.1 lost with its host
+  REQUIRE(of_kind(actions, Kind::Note).size() == 1);
+  actions = s.resize({}, {2}, "trainer shrinks from 3 to 2 replicas (no host has room for trainer.1)", t0);
+  const auto notes = of_kind(actions, Kind::Note);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message ==
+        "trainer shrinks from 3 to 2 replicas (no host has room for trainer.1): its world restarts as "
+        "epoch 1 with 2 replica(s); stopping trainer.0, trainer.2");
+  CHECK(s.task_exited(0, killed(SIGTERM), t0 + 10ms).empty());
+  CHECK(s.task_exited(2, killed(SIGTERM), t0 + 10ms).empty());
+  CHECK(s.task(2).state == TaskState::Idle);
+  // The loss's backoff still holds; then epoch 1 is ranks 0 and 1 only.
+  CHECK(s.tick(t0 + 50ms).empty());
+  const auto launches = of_kind(s.tick(t0 + 100ms), Kind::Launch);
+  REQUIRE(launches.size() == 2);
+  CHECK(launches[0].task == 0);
+  CHECK(launches[1].task == 1);
+  for (const Action& a : launches) CHECK(a.epoch == 1);
+  // The loss counted against max_retries = 1 (the shrink did not): the next
+  // failure fails the program.
+  actions = s.task_exited(0, failed(5), t0 + 1s);
+  CHECK(of_kind(actions, Kind::Note).empty());
+  CHECK(s.stopping());
+}

@@ -13,7 +13,8 @@
 // failed; a step's end ends its units that never reported) with the local
 // launcher's engine, and resubmits a failed unit as a new step of its own
 // within max_retries, away from a host whose agent vanished (a lost host)
-// when another host has room. Outcomes as
+// when another host has room (an elastic node's replica with none shrinks
+// its node at once, docs/elastic.md). Outcomes as
 // `slipway run`'s (launch_outcome.hpp).
 #pragma once
 
