@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <initializer_list>
 #include <random>
 
 #include "courier_address.hpp"
+#include "transport_plan.hpp"
 #include "endpoint_core.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/channels/ucx/status.hpp"
@@ -32,84 +32,6 @@ std::uint64_t random_id() {
 ucs_status_t drop_am(void*, const void*, std::size_t, void*, std::size_t,
                      const ucp_am_recv_param_t*) noexcept {
   return UCS_OK;
-}
-
-// Whether a UCX_TLS value lets UCX pick one of `names`: a list naming one
-// of them or "all", or an exclusion list ("^a,b") that leaves one out.
-bool allows(const std::string& tls, std::initializer_list<const char*> names) {
-  if (tls.empty()) return true;
-  const bool exclusion = tls[0] == '^';
-  std::size_t excluded = 0;
-  std::size_t start = exclusion ? 1 : 0;
-  while (start <= tls.size()) {
-    std::size_t end = tls.find(',', start);
-    if (end == std::string::npos) end = tls.size();
-    std::string name = tls.substr(start, end - start);
-    if (!name.empty() && name[0] == '\\') name.erase(0, 1);
-    if (!exclusion && name == "all") return true;
-    for (const char* wanted : names) {
-      if (name != wanted) continue;
-      if (!exclusion) return true;
-      ++excluded;
-    }
-    start = end + 1;
-  }
-  return exclusion && excluded < names.size();
-}
-
-bool uses_shared_memory(const std::string& tls) {
-  return allows(tls, {"sm", "shm", "mm", "posix", "sysv"});
-}
-
-// Which transports an endpoint uses, from its TLS setting (as UCX_TLS):
-// UCX's shared memory (and RDMA) where the list allows them, and the
-// courier's own TCP where it allows "tcp". UCX itself never gets tcp.
-struct TransportPlan {
-  std::string ucx_tls;      // what UCX is given
-  bool tcp = false;         // the courier's TCP transport
-  bool ucx = false;         // UCX has a transport to reach other processes
-  bool shared_memory = false;
-};
-
-TransportPlan plan_transports(const std::string& tls) {
-  TransportPlan plan;
-  plan.tcp = allows(tls, {"tcp"});
-  plan.shared_memory = uses_shared_memory(tls);
-  if (tls.empty()) {
-    // UCX's sysv segments are readable and writable by the user's group
-    // (0660 in UCX 1.13's mm_sysv.c), so another user of that group could
-    // attach an endpoint's queue: left out unless the transports are named.
-    // posix segments are 0600 and shared through /proc/PID/fd (same user).
-    plan.ucx_tls = "^sysv,tcp";
-    plan.ucx = true;
-    return plan;
-  }
-  const bool exclusion = tls[0] == '^';
-  std::vector<std::string> names;
-  std::size_t start = exclusion ? 1 : 0;
-  while (start <= tls.size()) {
-    std::size_t end = tls.find(',', start);
-    if (end == std::string::npos) end = tls.size();
-    std::string name = tls.substr(start, end - start);
-    std::string bare = !name.empty() && name[0] == '\\' ? name.substr(1) : name;
-    if (!name.empty() && bare != "tcp") names.push_back(bare == "all" ? "^tcp" : name);
-    start = end + 1;
-  }
-  std::string joined;
-  for (const auto& name : names) joined += (joined.empty() ? "" : ",") + name;
-  if (exclusion) {
-    plan.ucx_tls = "^" + joined + (joined.empty() ? "" : ",") + "tcp";
-    plan.ucx = true;
-  } else if (std::find(names.begin(), names.end(), "^tcp") != names.end()) {
-    plan.ucx_tls = "^tcp";  // "all": everything UCX has but its TCP
-    plan.ucx = true;
-  } else if (!joined.empty()) {
-    plan.ucx_tls = joined;
-    plan.ucx = joined != "self";
-  } else {
-    plan.ucx_tls = "self";  // TCP alone: UCX only drives the progress loop
-  }
-  return plan;
 }
 
 ucx::ContextSettings context_settings(const EndpointOptions& options, const std::string& name,

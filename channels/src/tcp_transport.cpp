@@ -19,11 +19,11 @@
 #include <deque>
 
 #include "slipway/channels/error.hpp"
+#include "tcp_frame.hpp"
 
 namespace slipway::channels::detail {
 namespace {
 
-constexpr std::uint32_t kFrameMagic = 0x31545753;  // "SWT1"
 constexpr std::size_t kScratchBytes = 64 * 1024;
 // Read at most this much from one connection per turn, so that one busy
 // connection does not starve the others.
@@ -32,16 +32,6 @@ constexpr int kAcceptsPerTurn = 64;
 
 ChannelError os_error(const std::string& what) {
   return ChannelError(Errc::transport, what + ": " + std::strerror(errno));
-}
-
-void put_le(std::byte* out, std::uint64_t value, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<std::byte>(value >> (8 * i));
-}
-
-std::uint64_t get_le(const std::byte* in, std::size_t size) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < size; ++i) value |= std::uint64_t{std::to_integer<std::uint8_t>(in[i])} << (8 * i);
-  return value;
 }
 
 // A numeric address and port as a socket address; false when not numeric.
@@ -103,11 +93,9 @@ class TcpLink final : public Link, public TcpTransport::Watched {
       return;
     }
     Queued queued;
-    put_le(queued.prefix.data(), kFrameMagic, 4);
-    put_le(queued.prefix.data() + 4, am_id, 2);
-    put_le(queued.prefix.data() + 6, message->header().size, 2);
-    put_le(queued.prefix.data() + 8, message->payload().size(), 8);
-    queued.total = kTcpFramePrefixBytes + message->header().size + message->payload().size();
+    queued.prefix = encode_frame_prefix(
+        FramePrefix{am_id, message->header().size, message->payload().size()});
+    queued.total = kFramePrefixBytes + message->header().size + message->payload().size();
     queued.message = std::move(message);
     queue_.push_back(std::move(queued));
     if (connected_ && queue_.size() == 1) flush();
@@ -141,7 +129,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
 
  private:
   struct Queued {
-    std::array<std::byte, kTcpFramePrefixBytes> prefix{};
+    std::array<std::byte, kFramePrefixBytes> prefix{};
     std::unique_ptr<OutgoingMessage> message;
     std::size_t sent = 0;
     std::size_t total = 0;
@@ -338,30 +326,25 @@ class TcpTransport::Inbound final : public Watched {
 
   void start_frame() {
     stage_ = Stage::prefix;
-    want_ = kTcpFramePrefixBytes;
+    want_ = kFramePrefixBytes;
     held_.clear();
   }
 
   // A stage's bytes are all held: on to the next.
   void advance() {
     if (stage_ == Stage::prefix) {
-      const std::byte* p = held_.data();
-      am_id_ = static_cast<unsigned>(get_le(p + 4, 2));
-      header_length_ = static_cast<std::size_t>(get_le(p + 6, 2));
-      const std::uint64_t length = get_le(p + 8, 8);
-      if (get_le(p, 4) != kFrameMagic ||
-          (am_id_ != wire::kRequestAm && am_id_ != wire::kReplyAm) || header_length_ == 0 ||
-          header_length_ > wire::kMaxHeaderBytes ||
-          length > transport_.settings().max_frame_bytes) {
+      auto decoded = decode_frame_prefix(ByteView(held_), transport_.settings().max_frame_bytes);
+      if (!decoded.prefix) {
         // Not a courier frame (or not one we could take): the stream
         // cannot be resynchronised.
         transport_.count_bad_frame();
         close();
         return;
       }
-      data_length_ = static_cast<std::size_t>(length);
+      am_id_ = decoded.prefix->am_id;
+      data_length_ = static_cast<std::size_t>(decoded.prefix->payload_length);
       stage_ = Stage::header;
-      want_ = header_length_;
+      want_ = decoded.prefix->header_length;
       held_.clear();
       return;
     }
@@ -416,10 +399,9 @@ class TcpTransport::Inbound final : public Watched {
   bool open_ = true;
   bool trusted_ = false;
   Stage stage_ = Stage::prefix;
-  std::size_t want_ = kTcpFramePrefixBytes;  // bytes the stage holds when complete
+  std::size_t want_ = kFramePrefixBytes;  // bytes the stage holds when complete
   std::vector<std::byte> held_;
   unsigned am_id_ = 0;
-  std::size_t header_length_ = 0;
   std::size_t data_length_ = 0;
   Bytes header_;
   std::size_t left_ = 0;  // payload bytes still to read (deferred, skip)

@@ -8,10 +8,8 @@
 // its connection, and what a frame may make this side keep is bounded
 // before it is read.
 //
-// Frame, little-endian: u32 magic "SWT1" | u16 active-message id
-// (wire::kRequestAm or kReplyAm) | u16 header length (1 to
-// wire::kMaxHeaderBytes) | u64 payload length (at most max_frame_bytes) |
-// header | payload.
+// Frame: a prefix (tcp_frame.hpp: magic, active-message id, header and
+// payload lengths) | header (wire.hpp) | payload.
 //
 // Inbound connections: at most `max_inbound`; past it the oldest one not
 // yet trusted (the sink marks a connection trusted once it carried what
@@ -39,7 +37,6 @@
 
 namespace slipway::channels::detail {
 
-inline constexpr std::size_t kTcpFramePrefixBytes = 16;
 inline constexpr std::size_t kEagerBytes = 16 * 1024;
 
 class TcpTransport {

@@ -20,6 +20,7 @@
 
 #include "courier_address.hpp"
 #include "rendezvous_program.hpp"
+#include "tcp_frame.hpp"
 #include "transports.hpp"
 
 extern char** environ;
@@ -345,24 +346,16 @@ std::vector<Bytes> hostile_streams() {
   put_le(ucx_magic, 0, 1);
   put_le(ucx_magic, 16u << 20, 4);
   out.push_back(ucx_magic);
-  Bytes huge;  // "SWT1", request, header 24, payload 2^60
-  put_le(huge, 0x31545753, 4);
-  put_le(huge, wire::kRequestAm, 2);
-  put_le(huge, 24, 2);
-  put_le(huge, std::uint64_t{1} << 60, 8);
-  out.push_back(huge);
-  Bytes long_header;
-  put_le(long_header, 0x31545753, 4);
-  put_le(long_header, wire::kRequestAm, 2);
-  put_le(long_header, 0xffff, 2);
-  put_le(long_header, 0, 8);
-  out.push_back(long_header);
-  Bytes cut_short;  // a call of 64 MiB from a sender that never said hello
+  auto frame = [](std::size_t header_length, std::uint64_t payload_length) {
+    auto prefix = detail::encode_frame_prefix(
+        detail::FramePrefix{wire::kRequestAm, header_length, payload_length});
+    return Bytes(prefix.begin(), prefix.end());
+  };
+  out.push_back(frame(24, std::uint64_t{1} << 60));
+  out.push_back(frame(0xffff, 0));
+  // A call of 64 MiB from a sender that never said hello, cut short.
   wire::Encoded header = wire::encode(wire::Header{wire::Kind::call, 0, 0x5eed, 1, "echo"});
-  put_le(cut_short, 0x31545753, 4);
-  put_le(cut_short, wire::kRequestAm, 2);
-  put_le(cut_short, header.size, 2);
-  put_le(cut_short, 64u << 20, 8);
+  Bytes cut_short = frame(header.size, 64u << 20);
   cut_short.insert(cut_short.end(), header.bytes.begin(), header.bytes.begin() + header.size);
   cut_short.resize(cut_short.size() + 4096, std::byte{0x41});
   out.push_back(cut_short);
