@@ -65,11 +65,11 @@ void EndpointCore::set_peer_address(std::uint64_t peer_id, std::optional<Bytes> 
     if (it == peers_.end() || it->second.address == address) return;
     Peer& peer = it->second;
     peer.address = address;
-    if (peer.ep) {
+    if (peer.link) {
       fail_in_flight(peer, address ? Errc::peer_restarted : Errc::peer_lost,
                      address ? peer.label + " restarted (it published a new address)"
                              : peer.label + " went away (its task ended or withdrew its address)");
-      linger(std::move(peer.ep));
+      linger(std::move(peer.link));
     }
     if (address) flush_waiting(peer_id);
   });
@@ -104,7 +104,7 @@ void EndpointCore::flush_waiting(std::uint64_t peer_id) {
   for (auto call_id : waiting) {
     auto call = calls_.find(call_id);
     if (call == calls_.end()) continue;
-    if (!peer.ep && !connect_or_fail(peer_id, peer, call_id)) continue;
+    if (!peer.link && !connect_or_fail(peer_id, peer, call_id)) continue;
     if (!can_transmit(peer)) {
       peer.waiting.push_back(call_id);
       continue;
@@ -189,12 +189,12 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
   call.done = std::move(done);
   call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
   Peer& peer = pit->second;
-  if (!peer.ep && !ready_to_send(peer)) {
+  if (!peer.link && !ready_to_send(peer)) {
     peer.waiting.push_back(id);
     flush_waiting(peer_id);  // schedules the retry of a failed address
     return;
   }
-  if (!peer.ep && !connect_or_fail(peer_id, peer, id)) return;
+  if (!peer.link && !connect_or_fail(peer_id, peer, id)) return;
   if (!can_transmit(peer)) {
     peer.waiting.push_back(id);  // until the callee's challenge is answered
     return;
@@ -268,7 +268,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
 
 void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
   std::uint64_t generation = ++next_generation_;
-  peer.ep = ucx::Ep::connect(worker_, *peer.address, [this, peer_id, generation](ucs_status_t s) {
+  peer.link = connect_link(*peer.address, [this, peer_id, generation](ucs_status_t s) {
     Event event;
     event.type = Event::Type::peer_failed;
     event.id = peer_id;
@@ -287,20 +287,20 @@ void EndpointCore::say_hello(Peer& peer) {
   peer.hello_due = false;
   peer.admitted = false;
   peer.nonce = CourierAuth::nonce();
-  send_message(*peer.ep, wire::kRequestAm,
+  send_message(*peer.link, wire::kRequestAm,
                wire::Header{wire::Kind::hello, 0, id_, peer.generation, {}},
-               wire::encode_hello(name_, peer.nonce, worker_->address()), 0, false,
+               wire::encode_hello(name_, peer.nonce, address_), 0, false,
                UCP_AM_SEND_FLAG_EAGER);
 }
 
 bool EndpointCore::can_transmit(Peer& peer) {
-  if (peer.ep && peer.hello_due) say_hello(peer);
-  return peer.ep && peer.admitted;
+  if (peer.link && peer.hello_due) say_hello(peer);
+  return peer.link && peer.admitted;
 }
 
 void EndpointCore::on_challenge(const wire::Header& header, ByteView data) {
   for (auto& [peer_id, peer] : peers_) {
-    if (!peer.ep || peer.generation != header.call_id || peer.admitted) continue;
+    if (!peer.link || peer.generation != header.call_id || peer.admitted) continue;
     auto challenge = wire::decode_challenge(data);
     if (!challenge ||
         !CourierAuth::same(challenge->mac, auth_.callee_mac(header.sender, id_, header.call_id,
@@ -317,11 +317,11 @@ void EndpointCore::on_challenge(const wire::Header& header, ByteView data) {
     peer.callee = header.sender;
     // Eager, so that it reaches the callee before the calls that follow it
     // on this connection.
-    send_message(*peer.ep, wire::kRequestAm,
+    send_message(*peer.link, wire::kRequestAm,
                  wire::Header{wire::Kind::proof, 0, id_, peer.generation, {}},
                  wire::encode_proof(auth_.caller_mac(id_, header.sender, header.call_id,
                                                      challenge->nonce, peer.nonce,
-                                                     worker_->address())),
+                                                     address_)),
                  0, false, UCP_AM_SEND_FLAG_EAGER);
     peer.admitted = true;
     flush_waiting(peer_id);
@@ -334,7 +334,7 @@ void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
   peer.in_flight.insert(call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
                       call.method};
-  send_message(*peer.ep, wire::kRequestAm, header, std::move(call.request), call_id,
+  send_message(*peer.link, wire::kRequestAm, header, std::move(call.request), call_id,
                call.oneway);
 }
 
@@ -395,12 +395,12 @@ void EndpointCore::on_send_done(std::uint64_t call_id, ucs_status_t status) {
 void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generation,
                                   ucs_status_t status) {
   auto it = peers_.find(peer_id);
-  if (it == peers_.end() || !it->second.ep || it->second.generation != generation) return;
+  if (it == peers_.end() || !it->second.link || it->second.generation != generation) return;
   Peer& peer = it->second;
   fail_in_flight(peer, Errc::peer_lost,
                  "the connection to " + peer.label + " failed (" + ucs_status_string(status) +
                      "); it may have exited or restarted");
-  peer.ep.reset();
+  peer.link.reset();
   peer.failed_address = peer.address;
   peer.failed_at = ProgressLoop::Clock::now();
   maybe_forget_peer(peer_id);
@@ -408,9 +408,9 @@ void EndpointCore::on_peer_failed(std::uint64_t peer_id, std::uint64_t generatio
 
 void EndpointCore::on_callee_leaving(const wire::Header& header) {
   for (auto& [peer_id, peer] : peers_) {
-    if (!peer.ep || peer.generation != header.call_id || peer.callee != header.sender) continue;
+    if (!peer.link || peer.generation != header.call_id || peer.callee != header.sender) continue;
     fail_in_flight(peer, Errc::peer_lost, peer.label + " closed its endpoint");
-    linger(std::move(peer.ep));
+    linger(std::move(peer.link));
     peer.failed_address = peer.address;
     peer.failed_at = ProgressLoop::Clock::now();
     maybe_forget_peer(peer_id);
@@ -438,7 +438,7 @@ void EndpointCore::expire(std::uint64_t call_id) {
   Peer& peer = pit->second;
   std::string ms = std::to_string(call.timeout.count()) + " ms";
   if (call.transmitted) {
-    if (peer.ep) peer.hello_due = true;
+    if (peer.link) peer.hello_due = true;
     std::string history = "no call on this connection has been answered yet";
     if (peer.replies > 0) {
       const auto ago = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -450,7 +450,7 @@ void EndpointCore::expire(std::uint64_t call_id) {
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              " without a reply (" + history + "); check that " + peer.label +
              " is running and not stuck, or give the call a longer timeout");
-  } else if (peer.ep && !peer.admitted) {
+  } else if (peer.link && !peer.admitted) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              ": it never answered the hello with a challenge that proves the program's "
@@ -504,7 +504,7 @@ void EndpointCore::maybe_forget_peer(std::uint64_t peer_id) {
   if (it == peers_.end()) return;
   Peer& peer = it->second;
   if (!peer.released || !peer.in_flight.empty() || !peer.waiting.empty()) return;
-  linger(std::move(peer.ep), wire::kRequestAm,
+  linger(std::move(peer.link), wire::kRequestAm,
          {wire::Header{wire::Kind::goodbye, 0, id_, peer.generation, {}}});
   peers_.erase(it);
 }

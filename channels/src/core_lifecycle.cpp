@@ -1,10 +1,13 @@
-// EndpointCore's life: creating the UCX context and worker, starting and
-// stopping the progress thread, and handling the events UCX callbacks queued.
+// EndpointCore's life: choosing its transports (UCX shared memory, the
+// courier's TCP), creating them, starting and stopping the progress thread,
+// connecting links to peers, and handling the events transports queued.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <initializer_list>
 #include <random>
 
+#include "courier_address.hpp"
+#include "transport_plan.hpp"
 #include "endpoint_core.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/channels/ucx/status.hpp"
@@ -31,82 +34,29 @@ ucs_status_t drop_am(void*, const void*, std::size_t, void*, std::size_t,
   return UCS_OK;
 }
 
-// Whether a UCX_TLS value lets UCX pick one of `names`: a list naming one
-// of them or "all", or an exclusion list ("^a,b") that leaves one out.
-bool allows(const std::string& tls, std::initializer_list<const char*> names) {
-  if (tls.empty()) return true;
-  const bool exclusion = tls[0] == '^';
-  std::size_t excluded = 0;
-  std::size_t start = exclusion ? 1 : 0;
-  while (start <= tls.size()) {
-    std::size_t end = tls.find(',', start);
-    if (end == std::string::npos) end = tls.size();
-    std::string name = tls.substr(start, end - start);
-    if (!name.empty() && name[0] == '\\') name.erase(0, 1);
-    if (!exclusion && name == "all") return true;
-    for (const char* wanted : names) {
-      if (name != wanted) continue;
-      if (!exclusion) return true;
-      ++excluded;
-    }
-    start = end + 1;
-  }
-  return exclusion && excluded < names.size();
-}
-
-bool uses_shared_memory(const std::string& tls) {
-  return allows(tls, {"sm", "shm", "mm", "posix", "sysv"});
-}
-
-bool uses_tcp(const std::string& tls) { return allows(tls, {"tcp"}); }
-
-ucx::ContextSettings context_settings(const EndpointOptions& options, const std::string& name) {
+ucx::ContextSettings context_settings(const EndpointOptions& options, const std::string& name,
+                                      const TransportPlan& plan) {
   ucx::ContextSettings settings;
   settings.name = name;
   settings.config = options.ucx_config;
-  if (!options.tls.empty()) settings.config["TLS"] = options.tls;
+  settings.config["TLS"] = plan.ucx_tls;
   if (!options.net_devices.empty()) settings.config["NET_DEVICES"] = options.net_devices;
   if (!options.rndv_thresh.empty()) settings.config["RNDV_THRESH"] = options.rndv_thresh;
   // Shared-memory transports detect a failed peer only when asked to; without
-  // it UCX refuses them for endpoints with peer error handling (and would
-  // fall back to TCP within a host). UCX applies this setting to posix and
-  // sysv; one in the environment wins.
-  std::string tls = options.tls;
-  if (tls.empty() && std::getenv("UCX_TLS")) tls = std::getenv("UCX_TLS");
-  // UCX's sysv segments are readable and writable by the user's group
-  // (0660 in UCX 1.13's mm_sysv.c), so another user of that group could
-  // attach an endpoint's queue: left out unless the transports are named.
-  // posix segments are 0600 and shared through /proc/PID/fd (same user).
-  if (tls.empty()) {
-    tls = "^sysv";
-    settings.config["TLS"] = tls;
-  }
-  if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
+  // it UCX refuses them for endpoints with peer error handling. UCX applies
+  // this setting to posix and sysv; one in the environment wins.
+  if (plan.shared_memory && !std::getenv("UCX_POSIX_ERROR_HANDLING") &&
       !std::getenv("UCX_SYSV_ERROR_HANDLING") && !settings.config.count("MM_ERROR_HANDLING")) {
     settings.config["MM_ERROR_HANDLING"] = "y";
   }
   // A larger shared-memory queue (256 x 8 KiB rather than 64) lets a 1 MiB
   // payload through without the sender waiting for room.
-  if (uses_shared_memory(tls) && !std::getenv("UCX_POSIX_FIFO_SIZE") &&
+  if (plan.shared_memory && !std::getenv("UCX_POSIX_FIFO_SIZE") &&
       !std::getenv("UCX_SYSV_FIFO_SIZE") && !settings.config.count("MM_FIFO_SIZE")) {
     settings.config["MM_FIFO_SIZE"] = "256";
   }
-  // UCX's TCP transport sends a message of more than its segment (8 KiB
-  // by default) as a train of segments, each a message of its own to
-  // send, receive and put back together: a 64 KiB replay batch costs eight.
-  // Segments as large as the receive buffer (64 KiB) carry it in one, and
-  // double what 8 actors and a learner move through a replay node here
-  // (slipway-bench replay, docs/channels.md). Either setting in the
-  // environment wins.
-  // (Only where TCP may be used: UCX warns on stdout of a setting no
-  // transport takes.)
-  if (uses_tcp(tls) && !std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE") &&
-      !settings.config.count("TX_SEG_SIZE")) {
-    settings.config["TX_SEG_SIZE"] = "64k";
-  }
-  // A peer that dies silently (no TCP reset: shared memory, a lost host) is
-  // noticed by UCX's keepalive; its default (20 s) is slower than typical
-  // call timeouts.
+  // A peer that dies silently (shared memory) is noticed by UCX's
+  // keepalive; its default (20 s) is slower than typical call timeouts.
   if (!std::getenv("UCX_KEEPALIVE_INTERVAL") && !settings.config.count("KEEPALIVE_INTERVAL")) {
     settings.config["KEEPALIVE_INTERVAL"] = "2s";
   }
@@ -137,13 +87,47 @@ EndpointCore::EndpointCore(EndpointOptions options)
                        "courier endpoint " + name_ + ": busy_poll and poll_limit must not be "
                        "negative");
   }
-  worker_ = ucx::Worker::create(ucx::Context::create(context_settings(options_, name_)));
+  std::string tls = options_.tls;
+  if (tls.empty() && std::getenv("UCX_TLS")) tls = std::getenv("UCX_TLS");
+  const TransportPlan plan = plan_transports(tls);
+  if (!plan.tcp && !plan.ucx) {
+    throw ChannelError(Errc::invalid_argument,
+                       "courier endpoint " + name_ + ": the transports '" + tls +
+                           "' (UCX_TLS or the node's [ucx] tls) leave no way to reach another "
+                           "process: name tcp, or a shared-memory transport (posix,cma)");
+  }
+  worker_ = ucx::Worker::create(ucx::Context::create(context_settings(options_, name_, plan)));
   if (worker_->max_am_header() < wire::kMaxHeaderBytes) {
     throw ChannelError(Errc::transport,
                        "courier endpoint " + name_ + ": the UCX transports allow active-message "
                        "headers of " + std::to_string(worker_->max_am_header()) + " bytes, " +
                        "courier needs " + std::to_string(wire::kMaxHeaderBytes));
   }
+  host_key_ = local_host_key();
+  ucx_published_ = plan.ucx;
+  ucx_shared_memory_ = plan.shared_memory;
+  CourierAddress published;
+  published.host_key = host_key_;
+  if (ucx_published_) published.ucx = worker_->address();
+  if (plan.tcp) {
+    TcpTransport::Settings tcp;
+    std::string devices = options_.net_devices;
+    if (devices.empty() && std::getenv("UCX_NET_DEVICES")) devices = std::getenv("UCX_NET_DEVICES");
+    tcp.address = choose_tcp_address(devices);
+    // Frames over max_message_bytes are refused by receive() (the caller
+    // learns why) and read past unkept; this only bounds the arithmetic.
+    tcp.max_frame_bytes = std::size_t{1} << 40;
+    tcp.max_inbound = options_.max_callers + kMaxPendingCallers;
+    tcp_ = std::make_unique<TcpTransport>(
+        std::move(tcp), [this](unsigned am_id, ByteView header, std::byte* data,
+                               std::size_t length, const PayloadReader* read_payload,
+                               bool& trusted) {
+          return receive_tcp(am_id, header, data, length, read_payload, trusted);
+        });
+    published.tcp_address = tcp_->address();
+    published.tcp_port = tcp_->port();
+  }
+  address_ = encode_courier_address(published);
   loop_ = std::make_unique<ProgressLoop>(worker_);
   worker_->set_am_handler(wire::kRequestAm, &EndpointCore::on_request_am, this);
   worker_->set_am_handler(wire::kReplyAm, &EndpointCore::on_reply_am, this);
@@ -167,6 +151,7 @@ EndpointCore::~EndpointCore() {
   worker_->set_am_handler(wire::kReplyAm, &drop_am, nullptr);
   pool_.reset();
   loop_.reset();
+  tcp_.reset();
   worker_.reset();
 }
 
@@ -176,6 +161,10 @@ void EndpointCore::start() {
   settings.after_progress = [this] { after_progress(); };
   settings.pending = [this] { return has_events(); };
   settings.transferring = [this] { return *sends_in_flight_ > 0; };
+  if (tcp_) {
+    settings.io_fd = tcp_->fd();
+    settings.poll_io = [this] { return tcp_->progress(); };
+  }
   settings.busy_poll = options_.busy_poll;
   settings.poll_limit = options_.poll_limit;
   loop_->start(std::move(settings));
@@ -320,7 +309,7 @@ void EndpointCore::stop_everything() {
              label_of(it->second.peer) + " was pending");
   }
   for (auto& [id, peer] : peers_) {
-    linger(std::move(peer.ep), wire::kRequestAm,
+    linger(std::move(peer.link), wire::kRequestAm,
            {wire::Header{wire::Kind::goodbye, 0, id_, peer.generation, {}}});
   }
   // Callers learn that this callee leaves (their calls in flight fail now,
@@ -330,45 +319,72 @@ void EndpointCore::stop_everything() {
     for (auto connection : caller.connections) {
       notices.push_back(wire::Header{wire::Kind::leaving, 0, id_, connection, {}});
     }
-    linger(std::move(caller.ep), wire::kReplyAm, notices);
+    linger(std::move(caller.link), wire::kReplyAm, notices);
   }
   for (auto* waiting : {&pending_, &proven_}) {
-    for (auto& [key, pending] : *waiting) linger(std::move(pending.ep));
+    for (auto& [key, pending] : *waiting) linger(std::move(pending.link));
     waiting->clear();
   }
   // Let the goodbyes, notices and replies leave (at most kLingerLimit);
   // endpoints close as they become idle.
   auto deadline = ProgressLoop::Clock::now() + kLingerLimit;
   while (!lingering_.empty() && ProgressLoop::Clock::now() < deadline) {
-    worker_->progress();
+    loop_->progress_transports();
     after_progress();
   }
   lingering_.clear();
   methods_.clear();
 }
 
-void EndpointCore::linger(std::unique_ptr<ucx::Ep> ep, unsigned am_id,
+void EndpointCore::linger(std::unique_ptr<Link> link, unsigned am_id,
                           const std::vector<wire::Header>& last) {
-  if (!ep) return;
-  if (ep->failed()) return;  // closed (by force) right here
-  for (const auto& header : last) send_message(*ep, am_id, header, {}, 0, false);
-  if (ep->in_flight() == 0) return;  // nothing to wait for: closed here
+  if (!link) return;
+  if (link->failed()) return;  // closed (by force) right here
+  for (const auto& header : last) send_message(*link, am_id, header, {}, 0, false);
+  if (link->in_flight() == 0) return;  // nothing to wait for: closed here
   std::uint64_t id = ++next_linger_;
   Lingering& lingering = lingering_[id];
-  lingering.ep = std::move(ep);
+  lingering.link = std::move(link);
   lingering.timer = loop_->schedule(ProgressLoop::Clock::now() + kLingerLimit,
                                     [this, id] { lingering_.erase(id); });
 }
 
 void EndpointCore::close_idle_lingering() {
   for (auto it = lingering_.begin(); it != lingering_.end();) {
-    if (it->second.ep->in_flight() == 0 || it->second.ep->failed()) {
+    if (it->second.link->in_flight() == 0 || it->second.link->failed()) {
       loop_->cancel(it->second.timer);
       it = lingering_.erase(it);
     } else {
       ++it;
     }
   }
+}
+
+std::unique_ptr<Link> EndpointCore::connect_link(ByteView address, Link::ErrorCallback on_error) {
+  auto parsed = parse_courier_address(address);
+  if (!parsed.address) {
+    throw ChannelError(Errc::protocol, "not a valid courier address (" +
+                                           std::to_string(address.size()) + " bytes): " +
+                                           parsed.error);
+  }
+  const CourierAddress& peer = *parsed.address;
+  const bool same_host = peer.host_key == host_key_;
+  if (!peer.ucx.empty() && ucx_published_ && same_host && ucx_shared_memory_) {
+    return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)));
+  }
+  if (!peer.tcp_address.empty() && tcp_) {
+    return tcp_->connect(peer.tcp_address, peer.tcp_port, std::move(on_error));
+  }
+  if (!peer.ucx.empty() && ucx_published_) {
+    return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)));
+  }
+  throw ChannelError(Errc::transport,
+                     "no transport in common with the peer: it offers " +
+                         std::string(peer.tcp_address.empty() ? "" : "TCP ") +
+                         (peer.ucx.empty() ? "" : "UCX ") + "and this endpoint " +
+                         (tcp_ ? "TCP " : "") + (ucx_published_ ? "UCX" : "") +
+                         (same_host ? "" : " (on another host)") +
+                         "; give both sides' UCX_TLS a transport in common (tcp)");
 }
 
 PeerLease::~PeerLease() {

@@ -1,18 +1,17 @@
-// Sending one courier message: the header and payload are owned by the send
-// operation until UCX is done with them (large payloads go zero-copy by
-// UCX's rendezvous protocol, so the buffer must stay put until then).
+// Sending one courier message on a link: the message owns its header and
+// payload until the link is done with them, counts itself in flight on
+// the link and the endpoint, and reports a call's send as an event.
 #include "endpoint_core.hpp"
 
 namespace slipway::channels::detail {
 namespace {
 
-class SendOperation final : public ucx::Operation {
+class SendOperation final : public OutgoingMessage {
  public:
   SendOperation(EndpointCore* core, wire::Encoded header, Bytes payload, std::uint64_t call_id,
                 bool report_success, std::shared_ptr<std::size_t> in_flight)
-      : core_(core),
-        header_(header),
-        payload_(std::move(payload)),
+      : OutgoingMessage(header, std::move(payload)),
+        core_(core),
         call_id_(call_id),
         report_success_(report_success),
         in_flight_(std::move(in_flight)),
@@ -20,9 +19,6 @@ class SendOperation final : public ucx::Operation {
     ++*in_flight_;
     ++*total_in_flight_;
   }
-
-  const wire::Encoded& header() const { return header_; }
-  const Bytes& payload() const { return payload_; }
 
   void complete(ucs_status_t status, std::size_t) noexcept override {
     --*in_flight_;
@@ -41,35 +37,21 @@ class SendOperation final : public ucx::Operation {
 
  private:
   EndpointCore* core_;
-  wire::Encoded header_;
-  Bytes payload_;
   std::uint64_t call_id_;
   bool report_success_;
-  std::shared_ptr<std::size_t> in_flight_;        // the UCX endpoint's sends in flight
+  std::shared_ptr<std::size_t> in_flight_;        // the link's sends in flight
   std::shared_ptr<std::size_t> total_in_flight_;  // the courier endpoint's
 };
 
 }  // namespace
 
-void EndpointCore::send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header,
+void EndpointCore::send_message(Link& link, unsigned am_id, const wire::Header& header,
                                 Bytes payload, std::uint64_t call_id, bool report_success,
                                 std::uint32_t am_flags) {
-  auto op = std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
-                                            call_id, report_success, ep.in_flight_counter());
-  ucp_ep_h handle = ep.get();
-  const SendOperation& sending = *op;
-  ucp_request_param_t param{};
-  if (am_flags != 0) {
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = am_flags;
-  }
-  ucx::track(std::move(op), ucx::OperationKind::send, param,
-             [&](const ucp_request_param_t& p) {
-               const auto& h = sending.header();
-               const auto& data = sending.payload();
-               return ucp_am_send_nbx(handle, am_id, h.bytes.data(), h.size,
-                                      data.empty() ? nullptr : data.data(), data.size(), &p);
-             });
+  link.send(am_id,
+            std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
+                                            call_id, report_success, link.in_flight_counter()),
+            am_flags);
 }
 
 }  // namespace slipway::channels::detail

@@ -189,13 +189,13 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   pending.since = ProgressLoop::Clock::now();
   const PendingKey key{sender, header.call_id};
   auto it = callers_.find(sender);
-  if (it != callers_.end() && it->second.ep && !it->second.ep->failed() &&
+  if (it != callers_.end() && it->second.link && !it->second.link->failed() &&
       ByteView(it->second.address).size() == hello.address.size() &&
       std::equal(hello.address.begin(), hello.address.end(), it->second.address.begin())) {
     // A caller admitted before, at the same address (a new connection, or
     // a hello again after a timeout): challenged on its connection back.
     pending.generation = it->second.generation;
-    send_challenge(*it->second.ep, sender, pending);
+    send_challenge(*it->second.link, sender, pending);
     replace_pending(key, std::move(pending));
     return;
   }
@@ -204,7 +204,7 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
   // stays until it proves the secret.
   std::uint64_t generation = ++next_generation_;
   try {
-    pending.ep = ucx::Ep::connect(worker_, hello.address, [this, sender, generation](ucs_status_t) {
+    pending.link = connect_link(hello.address, [this, sender, generation](ucs_status_t) {
       Event event;
       event.type = Event::Type::caller_failed;
       event.id = sender;
@@ -218,24 +218,24 @@ void EndpointCore::on_hello(const wire::Header& header, ByteView data) {
     return;
   }
   pending.generation = generation;
-  send_challenge(*pending.ep, sender, pending);
+  send_challenge(*pending.link, sender, pending);
   replace_pending(key, std::move(pending));
 }
 
-void EndpointCore::send_challenge(ucx::Ep& ep, std::uint64_t sender,
+void EndpointCore::send_challenge(Link& link, std::uint64_t sender,
                                   const PendingCaller& pending) {
   wire::Challenge challenge;
   challenge.nonce = pending.callee_nonce;
   challenge.mac = auth_.callee_mac(id_, sender, pending.connection, pending.caller_nonce,
                                    pending.callee_nonce);
-  send_message(ep, wire::kReplyAm,
+  send_message(link, wire::kReplyAm,
                wire::Header{wire::Kind::challenge, 0, id_, pending.connection, {}},
                wire::encode_challenge(challenge), 0, false, UCP_AM_SEND_FLAG_EAGER);
 }
 
 void EndpointCore::replace_pending(const PendingKey& key, PendingCaller pending) {
   auto [it, inserted] = pending_.try_emplace(key);
-  if (!inserted) linger(std::move(it->second.ep));
+  if (!inserted) linger(std::move(it->second.link));
   it->second = std::move(pending);
 }
 
@@ -243,7 +243,7 @@ void EndpointCore::make_room_for_pending() {
   const auto now = ProgressLoop::Clock::now();
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (now - it->second.since >= kPendingLimit) {
-      linger(std::move(it->second.ep));
+      linger(std::move(it->second.link));
       it = pending_.erase(it);
     } else {
       ++it;
@@ -253,7 +253,7 @@ void EndpointCore::make_room_for_pending() {
   auto oldest = std::min_element(pending_.begin(), pending_.end(), [](const auto& a, const auto& b) {
     return a.second.since < b.second.since;
   });
-  linger(std::move(oldest->second.ep));
+  linger(std::move(oldest->second.link));
   pending_.erase(oldest);
 }
 
@@ -295,18 +295,18 @@ void EndpointCore::admit(std::uint64_t sender, std::uint64_t connection) {
   PendingCaller& proven = node.mapped();
   auto it = callers_.find(sender);
   Caller* caller = it == callers_.end() ? nullptr : &it->second;
-  if (!proven.ep) {
+  if (!proven.link) {
     // Challenged on the admitted caller's own connection back.
-    if (!caller || !caller->ep || caller->generation != proven.generation) return;
+    if (!caller || !caller->link || caller->generation != proven.generation) return;
   } else {
     if (!caller && !(caller = new_caller(sender))) {
-      linger(std::move(proven.ep));
+      linger(std::move(proven.link));
       return;
     }
-    linger(std::move(caller->ep));  // an earlier connection of this caller
+    linger(std::move(caller->link));  // an earlier connection of this caller
     caller->label = proven.label;
     caller->address = std::move(proven.address);
-    caller->ep = std::move(proven.ep);
+    caller->link = std::move(proven.link);
     caller->generation = proven.generation;
   }
   if (caller->connections.size() < kMaxConnectionsPerCaller) {
@@ -319,7 +319,7 @@ void EndpointCore::on_goodbye(const wire::Header& header) {
   if (it == callers_.end()) return;
   it->second.connections.erase(header.call_id);
   if (it->second.connections.empty()) {
-    linger(std::move(it->second.ep));  // replies may still be leaving
+    linger(std::move(it->second.link));  // replies may still be leaving
     forget_caller(header.sender);
   }
 }
@@ -421,8 +421,8 @@ void EndpointCore::send_reply(std::uint64_t caller_id, std::uint64_t call, wire:
                                                             : std::uint8_t{0},
                       id_, call, {}};
   Caller& caller = it->second;
-  if (!caller.ep) return;
-  send_message(*caller.ep, wire::kReplyAm, header, std::move(data), 0, false);
+  if (!caller.link) return;
+  send_message(*caller.link, wire::kReplyAm, header, std::move(data), 0, false);
 }
 
 }  // namespace slipway::channels::detail

@@ -6,9 +6,9 @@
 // returned.
 //
 // Caller side: one Peer per resolved or connected Handle (its address, its
-// UCX endpoint, its calls in flight and those waiting for an address).
-// Callee side: one Caller per remote endpoint that said hello (the UCX
-// endpoint replies go through), the registered methods, and the bounds on
+// link, its calls in flight and those waiting for an address).
+// Callee side: one Caller per remote endpoint that said hello (the link
+// replies go through), the registered methods, and the bounds on
 // queued requests and bytes being received.
 #pragma once
 
@@ -26,9 +26,10 @@
 
 #include "courier_auth.hpp"
 #include "handler_pool.hpp"
+#include "link.hpp"
 #include "progress_loop.hpp"
 #include "slipway/channels/endpoint.hpp"
-#include "slipway/channels/ucx/ep.hpp"
+#include "tcp_transport.hpp"
 #include "slipway/channels/wire.hpp"
 
 namespace slipway::channels::detail {
@@ -65,7 +66,7 @@ struct Peer {
   std::string label;                // "learner.0"
   std::string where;                // where its address comes from, for messages
   std::optional<Bytes> address;     // current address, if known
-  std::unique_ptr<ucx::Ep> ep;      // connected to `address`, once used
+  std::unique_ptr<Link> link;      // connected to `address`, once used
   std::uint64_t generation = 0;     // of `ep`, to ignore late failure events
   std::unordered_set<std::uint64_t> in_flight;  // calls sent on `ep`
   std::deque<std::uint64_t> waiting;            // calls waiting for an address
@@ -113,7 +114,7 @@ struct Call {
 struct Caller {
   std::string label;                // printable (rendezvous::printable)
   Bytes address;
-  std::unique_ptr<ucx::Ep> ep;      // replies go here
+  std::unique_ptr<Link> link;      // replies go here
   std::uint64_t generation = 0;
   std::unordered_set<std::uint64_t> connections;  // the caller's, from hellos until goodbyes
 };
@@ -125,7 +126,7 @@ struct Caller {
 struct PendingCaller {
   std::string label;
   Bytes address;
-  std::unique_ptr<ucx::Ep> ep;      // a new connection back, or null: the admitted caller's
+  std::unique_ptr<Link> link;      // a new connection back, or null: the admitted caller's
   std::uint64_t generation = 0;
   std::uint64_t connection = 0;
   wire::Nonce caller_nonce{};
@@ -149,7 +150,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void start();
   void shutdown();
   bool on_progress_thread() const noexcept { return loop_->on_owner_thread(); }
-  const Bytes& address() const noexcept { return worker_->address(); }
+  // This endpoint's courier address (courier_address.hpp).
+  const Bytes& address() const noexcept { return address_; }
   const std::string& name() const noexcept { return name_; }
   const EndpointOptions& options() const noexcept { return options_; }
   std::chrono::milliseconds timeout_or_default(Timeout timeout) const;
@@ -188,8 +190,24 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   static ucs_status_t on_reply_am(void* arg, const void* header, std::size_t header_length,
                                   void* data, std::size_t length,
                                   const ucp_am_recv_param_t* param) noexcept;
-  ucs_status_t receive(bool request, const void* header, std::size_t header_length, void* data,
-                       std::size_t length, const ucp_am_recv_param_t* param) noexcept;
+  // One message arrived (from UCX or the TCP transport): its header, and
+  // its payload in `data` or, `deferred`, to be read through `read_payload`
+  // (UCS_INPROGRESS when it was). Sets `trusted` when the message shows its
+  // connection carries the program's own traffic.
+  ucs_status_t receive(bool request, ByteView header, const void* data, std::size_t length,
+                       bool deferred, const PayloadReader& read_payload, bool& trusted) noexcept;
+  ucs_status_t receive_ucx(bool request, const void* header, std::size_t header_length,
+                           void* data, std::size_t length,
+                           const ucp_am_recv_param_t* param) noexcept;
+  ucs_status_t receive_tcp(unsigned am_id, ByteView header, std::byte* data, std::size_t length,
+                           const PayloadReader* read_payload, bool& trusted) noexcept;
+  // A reply from the callee our call went to, proven by its challenge.
+  bool from_proven_callee(const wire::Header& header) const;
+
+  // A link to the endpoint at a peer's courier address: UCX shared memory
+  // on the same host, else the TCP transport (else UCX where only it can
+  // reach). Throws ChannelError (Errc::protocol for a malformed address).
+  std::unique_ptr<Link> connect_link(ByteView address, Link::ErrorCallback on_error);
 
   void after_progress();
   bool has_events() const noexcept { return !events_.empty(); }
@@ -224,7 +242,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   // Callee side (core_serve.cpp).
   void on_request(const wire::Header& header, Bytes data);
   void on_hello(const wire::Header& header, ByteView data);
-  void send_challenge(ucx::Ep& ep, std::uint64_t sender, const PendingCaller& pending);
+  void send_challenge(Link& link, std::uint64_t sender, const PendingCaller& pending);
   void replace_pending(const PendingKey& key, PendingCaller pending);
   void make_room_for_pending();  // drops expired hellos, and the oldest when full
   // In the receive callback: whether a proof answers the pending challenge
@@ -246,15 +264,15 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   Caller* new_caller(std::uint64_t sender);
   void warn_once(bool& warned, const std::string& message);
 
-  // Sending (core_send.cpp): an active message whose header and payload
-  // live until UCX is done (counted in the endpoint's in_flight());
+  // Sending (core_send.cpp): a message whose header and payload live until
+  // its link is done (counted in the endpoint's in_flight());
   // `call_id` 0 = not a call.
-  void send_message(ucx::Ep& ep, unsigned am_id, const wire::Header& header, Bytes payload,
+  void send_message(Link& link, unsigned am_id, const wire::Header& header, Bytes payload,
                     std::uint64_t call_id, bool report_success, std::uint32_t am_flags = 0);
-  // Retires `ep`: sends `last` (a goodbye, or a callee's leaving notices)
+  // Retires `link`: sends `last` (a goodbye, or a callee's leaving notices)
   // and closes it once nothing of ours is in flight on it (at most
   // kLingerLimit later); a failed one is closed at once.
-  void linger(std::unique_ptr<ucx::Ep> ep, unsigned am_id = 0,
+  void linger(std::unique_ptr<Link> link, unsigned am_id = 0,
               const std::vector<wire::Header>& last = {});
   void close_idle_lingering();
 
@@ -262,6 +280,11 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::string name_;
   std::uint64_t id_;  // this endpoint's identity on the wire (random)
   std::shared_ptr<ucx::Worker> worker_;
+  std::unique_ptr<TcpTransport> tcp_;  // null: TCP not among the transports
+  std::string host_key_;
+  bool ucx_published_ = false;         // peers may reach this endpoint by UCX
+  bool ucx_shared_memory_ = false;     // ... and UCX has shared memory here
+  Bytes address_;
   std::unique_ptr<ProgressLoop> loop_;
   std::unique_ptr<HandlerPool> pool_;
   std::atomic<std::uint64_t> next_peer_{0};
@@ -306,7 +329,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   bool warned_bad_proof_ = false;
   bool warned_bad_challenge_ = false;
   struct Lingering {
-    std::unique_ptr<ucx::Ep> ep;
+    std::unique_ptr<Link> link;
     ProgressLoop::TimerKey timer;
   };
   std::unordered_map<std::uint64_t, Lingering> lingering_;

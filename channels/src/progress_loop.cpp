@@ -117,6 +117,12 @@ ProgressLoop::~ProgressLoop() {
 
 void ProgressLoop::start(Settings settings) {
   settings_ = std::move(settings);
+  if (settings_.io_fd >= 0) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = settings_.io_fd;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, settings_.io_fd, &ev) != 0) throw os_error("epoll_ctl");
+  }
   {
     std::lock_guard lock(mutex_);
     accepting_ = true;
@@ -176,10 +182,19 @@ void ProgressLoop::wake() {
 void ProgressLoop::watch_worker(bool on) noexcept {
   if (watching_ == on) return;
   watching_ = on;
-  epoll_event ev{};
-  ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
-  ev.data.fd = worker_->event_fd();
-  [[maybe_unused]] int rc = ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, worker_->event_fd(), &ev);
+  for (int fd : {worker_->event_fd(), settings_.io_fd}) {
+    if (fd < 0) continue;
+    epoll_event ev{};
+    ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
+    ev.data.fd = fd;
+    [[maybe_unused]] int rc = ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  }
+}
+
+bool ProgressLoop::progress_transports() {
+  bool active = worker_->progress() != 0;
+  if (settings_.poll_io && settings_.poll_io()) active = true;
+  return active;
 }
 
 bool ProgressLoop::run_posted() {
@@ -208,7 +223,7 @@ bool ProgressLoop::poll_once() {
   // Timers first: a call that is due has timed out, whatever arrives now.
   run_due_timers();
   bool active = false;
-  while (worker_->progress()) {
+  while (progress_transports()) {
     active = true;
     settings_.after_progress();
   }
@@ -310,8 +325,8 @@ void ProgressLoop::hand_back(bool wake_loop) noexcept {
 }
 
 void ProgressLoop::sleep_once(const timespec& timeout) noexcept {
-  epoll_event events[2];
-  const int n = ::epoll_pwait2(epoll_fd_, events, 2, &timeout, nullptr);
+  epoll_event events[3];
+  const int n = ::epoll_pwait2(epoll_fd_, events, 3, &timeout, nullptr);
   for (int i = 0; i < n; ++i) {
     if (events[i].data.fd == wake_fd_) {
       std::uint64_t count = 0;
@@ -431,7 +446,7 @@ void ProgressLoop::run() {
   settings_.after_progress();
   auto deadline = Clock::now() + drain_;
   while (settings_.pending() || (worker_->closing() > 0 && Clock::now() < deadline)) {
-    worker_->progress();
+    progress_transports();
     settings_.after_progress();
     if (Clock::now() >= deadline) break;
   }

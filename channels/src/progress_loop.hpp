@@ -1,6 +1,7 @@
-// The progress of one UCX worker: its progress thread, posted tasks, timers,
-// idle waits through ucp_worker_arm + epoll (on the worker's event fd and an
-// eventfd for posted tasks), and caller-side progress.
+// The progress of one UCX worker (and of a transport beside it, the
+// courier's TCP): its progress thread, posted tasks, timers, idle waits
+// through ucp_worker_arm + epoll (on the worker's event fd, the other
+// transport's and an eventfd for posted tasks), and caller-side progress.
 //
 // Ownership rule: the worker, the timers and everything the callbacks
 // touch (the endpoint core's state) belong to whichever thread holds the
@@ -108,6 +109,11 @@ class ProgressLoop {
     std::function<bool()> transferring;
     std::chrono::microseconds busy_poll{0};
     std::chrono::microseconds poll_limit{0};
+    // Another transport beside the worker (the courier's TCP): a
+    // descriptor readable while it has something to do, and its progress
+    // (owner only; whether anything happened). -1 / empty: none.
+    int io_fd = -1;
+    std::function<bool()> poll_io;
   };
 
   explicit ProgressLoop(std::shared_ptr<ucx::Worker> worker);
@@ -143,6 +149,9 @@ class ProgressLoop {
   // until callers have been quiet for `nap`; then it arms and sleeps.
   void release(std::chrono::nanoseconds nap = std::chrono::nanoseconds(0)) noexcept;
   bool stop_requested();
+  // One progress of the worker and the other transport (owner only);
+  // whether anything happened.
+  bool progress_transports();
 
  private:
   // The end of release(): clears the owner and driving_, then wakes the
@@ -155,7 +164,7 @@ class ProgressLoop {
   // One epoll wait of the sleeping progress thread (a wake-up read off).
   void sleep_once(const timespec& timeout) noexcept;
   void wake();
-  void watch_worker(bool on) noexcept;
+  void watch_worker(bool on) noexcept;  // and the other transport's fd
   std::chrono::nanoseconds nap_left(Clock::time_point now) const noexcept;
   bool take_from_poller();
 

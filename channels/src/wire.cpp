@@ -129,9 +129,9 @@ DecodedHello decode_hello(ByteView data) {
   if (data.size() < 1 + label_bytes + kNonceBytes) return refuse("a hello without its nonce");
   ByteView address = data.subspan(1 + label_bytes + kNonceBytes);
   if (address.empty()) return refuse("a hello without the caller's address");
-  if (address.size() > ucx::kMaxWorkerAddressBytes) {
+  if (address.size() > kMaxAddressBytes) {
     return refuse("a hello whose address has " + std::to_string(address.size()) +
-                  " bytes (at most " + std::to_string(ucx::kMaxWorkerAddressBytes) + ")");
+                  " bytes (at most " + std::to_string(kMaxAddressBytes) + ")");
   }
   Hello hello;
   hello.label = to_string(data.subspan(1, label_bytes));

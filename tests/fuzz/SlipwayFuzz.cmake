@@ -3,7 +3,7 @@
 #
 #   slipway_fuzz_available(VAR)   VAR: whether fuzz targets can be built here
 #   slipway_fuzz_target(NAME name PREFIX prefix SEEDS seed_target
-#                       INCLUDE dir SOURCES src... [DEPENDS header...]
+#                       INCLUDE dir... SOURCES src... [DEPENDS header...]
 #                       [WITH_SPDLOG])
 #
 # libFuzzer needs clang: with a clang build a target is an ordinary
@@ -32,7 +32,11 @@ function(slipway_fuzz_available var)
 endfunction()
 
 function(slipway_fuzz_target)
-  cmake_parse_arguments(F "WITH_SPDLOG" "NAME;PREFIX;SEEDS;INCLUDE" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(F "WITH_SPDLOG" "NAME;PREFIX;SEEDS" "INCLUDE;SOURCES;DEPENDS" ${ARGN})
+  set(include_flags)
+  foreach(dir IN LISTS F_INCLUDE)
+    list(APPEND include_flags -I${dir})
+  endforeach()
   set(name ${F_NAME})
   set(sanitizers -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
   set(bin ${CMAKE_CURRENT_BINARY_DIR}/${F_PREFIX}_${name})
@@ -54,7 +58,7 @@ function(slipway_fuzz_target)
     add_custom_command(
       OUTPUT ${bin}
       COMMAND ${SLIPWAY_FUZZ_CLANGXX} -std=c++20 -O1 -g ${sanitizers}
-              -I${F_INCLUDE} ${F_SOURCES} ${extra} -o ${bin}
+              ${include_flags} ${F_SOURCES} ${extra} -o ${bin}
       DEPENDS ${F_SOURCES} ${F_DEPENDS}
       COMMENT "Building ${name} with clang (libFuzzer)"
       VERBATIM)

@@ -1,18 +1,26 @@
-// Hostile peers against courier endpoints in this process, over real UCX on
-// loopback: slipway-courier-attack (courier_attack.cpp, its own process,
-// raw UCX) sends hellos whose caller address is garbage and calls from
-// senders that never said hello; a token holder publishes garbage as a
-// callee's address in the rendezvous. Each is refused; the endpoint (this
+// Hostile peers against courier endpoints in this process, on loopback:
+// slipway-courier-attack (courier_attack.cpp, its own process, raw UCX or
+// raw TCP frames) sends hellos whose caller address is garbage and calls
+// from senders that never said hello; a token holder publishes garbage as
+// a callee's address in the rendezvous; raw bytes hit the TCP port. Each is refused; the endpoint (this
 // process) lives on, keeps nothing for the attacker and serves real peers.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <random>
 #include <thread>
 
+#include "courier_address.hpp"
 #include "rendezvous_program.hpp"
+#include "tcp_frame.hpp"
 #include "transports.hpp"
 
 extern char** environ;
@@ -74,10 +82,9 @@ Bytes random_bytes(std::size_t size, unsigned seed) {
   return out;
 }
 
-// Addresses UCX 1.13 would abort on or read past: random bytes (one byte's
-// low nibble is the format version; only 0 and 1 exist), a real address
-// cut short, with a byte too many, or of an unknown version.
-std::vector<Bytes> garbage_addresses(const Bytes& real) {
+// Garbage for `real`'s layout: random bytes, `real` cut short, with a byte
+// too many, or with its first byte (a format version) changed.
+std::vector<Bytes> garbage_like(const Bytes& real) {
   std::vector<Bytes> out;
   for (unsigned seed = 1; seed <= 4; ++seed) out.push_back(random_bytes(1, seed));
   out.push_back(Bytes{std::byte{0x5a}});
@@ -89,6 +96,23 @@ std::vector<Bytes> garbage_addresses(const Bytes& real) {
   Bytes version = real;
   version[0] |= std::byte{0x0f};
   out.push_back(version);
+  return out;
+}
+
+// Courier addresses a peer must refuse: garbage in place of the whole
+// address, and (where the endpoint is reached by UCX) a well-formed courier
+// address whose UCX worker address is what UCX 1.13 would abort on or read
+// past (one byte's low nibble is the format version; only 0 and 1 exist).
+std::vector<Bytes> garbage_addresses(const Bytes& real) {
+  std::vector<Bytes> out = garbage_like(real);
+  auto parsed = detail::parse_courier_address(real);
+  if (parsed.address && parsed.address->tcp_address.empty() && !parsed.address->ucx.empty()) {
+    for (const auto& ucx : garbage_like(parsed.address->ucx)) {
+      detail::CourierAddress address = *parsed.address;
+      address.ucx = ucx;
+      out.push_back(detail::encode_courier_address(address));
+    }
+  }
   return out;
 }
 
@@ -244,7 +268,7 @@ TEST_CASE("a garbage address published in the rendezvous fails calls, never the 
       CHECK(e.code() == Errc::protocol);
       CHECK_THAT(e.what(), Catch::Contains("learner.0") &&
                                Catch::Contains("rendezvous key ucx/learner/0") &&
-                               Catch::Contains("not a valid UCX worker address"));
+                               Catch::Contains("not a valid courier address"));
     }
   }
   CHECK(actor.stats().refused_addresses >= 1);
@@ -262,4 +286,123 @@ TEST_CASE("a garbage address published in the rendezvous fails calls, never the 
     CHECK(e.code() == Errc::protocol);
     CHECK_THAT(e.what(), Catch::Contains("an address given to connect()"));
   }
+}
+
+namespace {
+
+// The TCP ports this process listens on (its sockets in /proc/net/tcp{,6}).
+std::set<unsigned> listening_ports() {
+  std::set<std::string> inodes;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    auto target = std::filesystem::read_symlink(fd.path(), error).string();
+    if (!error && target.rfind("socket:[", 0) == 0) {
+      inodes.insert(target.substr(8, target.size() - 9));
+    }
+  }
+  std::set<unsigned> ports;
+  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the column names
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      if (state != "0A" || !inodes.count(inode)) continue;  // 0A: LISTEN
+      ports.insert(std::stoul(local.substr(local.find(':') + 1), nullptr, 16));
+    }
+  }
+  return ports;
+}
+
+// Connects to 127.0.0.1:port (or ::1), sends `bytes` and closes.
+void send_raw(unsigned port, const Bytes& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    [[maybe_unused]] auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  ::close(fd);
+}
+
+void put_le(Bytes& out, std::uint64_t value, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) out.push_back(static_cast<std::byte>(value >> (8 * i)));
+}
+
+// What an outsider sends to a courier endpoint's TCP ports before anyone
+// is authenticated: UCX's TCP magic number and an active-message header of
+// 16 MiB (13 bytes that abort UCX 1.13 in tcp_ep.c), courier frame prefixes
+// with impossible lengths, a call of 64 MiB cut short, random bytes.
+std::vector<Bytes> hostile_streams() {
+  std::vector<Bytes> out;
+  Bytes ucx_magic;
+  put_le(ucx_magic, 0xCAFEBABE12345678ULL, 8);
+  put_le(ucx_magic, 0, 1);
+  put_le(ucx_magic, 16u << 20, 4);
+  out.push_back(ucx_magic);
+  auto frame = [](std::size_t header_length, std::uint64_t payload_length) {
+    auto prefix = detail::encode_frame_prefix(
+        detail::FramePrefix{wire::kRequestAm, header_length, payload_length});
+    return Bytes(prefix.begin(), prefix.end());
+  };
+  out.push_back(frame(24, std::uint64_t{1} << 60));
+  out.push_back(frame(0xffff, 0));
+  // A call of 64 MiB from a sender that never said hello, cut short.
+  wire::Encoded header = wire::encode(wire::Header{wire::Kind::call, 0, 0x5eed, 1, "echo"});
+  Bytes cut_short = frame(header.size, 64u << 20);
+  cut_short.insert(cut_short.end(), header.bytes.begin(), header.bytes.begin() + header.size);
+  cut_short.resize(cut_short.size() + 4096, std::byte{0x41});
+  out.push_back(cut_short);
+  out.push_back(random_bytes(65536, 9));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bytes from an outsider to an endpoint's TCP port never reach code that aborts on them",
+          "[channels][attack]") {
+  // "tcp", or the transports UCX_TLS leaves (all but sysv when unset).
+  const std::string tls = GENERATE(std::string("tcp"), std::string(""));
+  INFO("tls=" << tls);
+  const auto before = listening_ports();
+  auto options = options_for(tls, "callee.0");
+  options.net_devices = "lo";
+  Endpoint callee(options);
+  std::atomic<int> handled{0};
+  register_counting_echo(callee, handled);
+  std::vector<unsigned> opened;
+  for (unsigned port : listening_ports()) {
+    if (!before.count(port)) opened.push_back(port);
+  }
+  // The courier's own listener, and no UCX TCP interface beside it.
+  REQUIRE(opened.size() == 1);
+  for (unsigned port : opened) {
+    for (const auto& stream : hostile_streams()) send_raw(port, stream);
+    // Connections that send nothing, held open: they cannot crowd out callers.
+    std::vector<int> idle;
+    for (int i = 0; i < 200; ++i) {
+      int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(static_cast<std::uint16_t>(port));
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+        idle.push_back(fd);
+      } else {
+        ::close(fd);
+      }
+    }
+    Endpoint client(options_for(tls, "client"));
+    Handle handle = client.connect(callee.address(), "callee.0");
+    CHECK(to_string(handle.call("echo", to_bytes("still here"))) == "still here");
+    for (int fd : idle) ::close(fd);
+  }
+  CHECK(handled == 1);
+  CHECK(callee.stats().requests_received == 1);
 }

@@ -200,9 +200,9 @@ TEST_CASE("hellos round-trip and malformed ones are refused", "[channels][wire]"
              Catch::Contains("without its nonce"));
   CHECK_THAT(wire::decode_hello(wire::encode_hello("a", nonce, {})).error,
              Catch::Contains("without the caller's address"));
-  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", nonce, Bytes(ucx::kMaxWorkerAddressBytes + 1)))
+  CHECK_THAT(wire::decode_hello(wire::encode_hello("a", nonce, Bytes(wire::kMaxAddressBytes + 1)))
                  .error,
-             Catch::Contains("at most 16384"));
+             Catch::Contains("at most " + std::to_string(wire::kMaxAddressBytes)));
 }
 
 TEST_CASE("challenges and proofs decode only at their exact sizes", "[channels][wire]") {

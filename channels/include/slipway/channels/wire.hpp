@@ -7,7 +7,7 @@
 //   u16 method length | u64 sender endpoint id | u64 call id | method bytes
 //
 // A hello's data (the caller's connection to the callee starts with it):
-//   u8 label length | label | 16-byte caller nonce | the caller's UCX worker address
+//   u8 label length | label | 16-byte caller nonce | the caller's courier address
 // A challenge's data (the callee's answer to a hello, on its connection back):
 //   16-byte callee nonce | 32-byte callee MAC
 // A proof's data (the caller's answer to a challenge): 32-byte caller MAC
@@ -16,9 +16,8 @@
 // Contract: decode() accepts exactly what encode() produces and rejects
 // anything else with a reason, never reading past `bytes` and never
 // allocating more than kMaxMethodBytes for the method name. decode_hello()
-// likewise for encode_hello(), with the address at most
-// ucx::kMaxWorkerAddressBytes (the address itself is checked by
-// ucx::AddressCheck before UCX sees it); decode_challenge() and
+// likewise for encode_hello(), with the address at most kMaxAddressBytes
+// (the address itself is parsed when the callee connects back); decode_challenge() and
 // decode_proof() accept exactly their fixed sizes.
 #pragma once
 
@@ -35,7 +34,9 @@
 namespace slipway::channels::wire {
 
 inline constexpr std::uint16_t kMagic = 0x5357;
-inline constexpr std::uint8_t kVersion = 2;  // 2: hellos are answered by a challenge
+// 2: hellos are answered by a challenge; 3: addresses are courier addresses
+// (UCX shared memory and the courier's own TCP)
+inline constexpr std::uint8_t kVersion = 3;
 inline constexpr std::size_t kFixedBytes = 24;
 inline constexpr std::size_t kMaxMethodBytes = 255;
 inline constexpr std::size_t kMaxHeaderBytes = kFixedBytes + kMaxMethodBytes;
@@ -48,7 +49,7 @@ inline constexpr unsigned kReplyAm = 0x5302;    // challenge, reply_ok, reply_er
 // connection number in call_id (so a callee that leaves tells exactly the
 // connections it served, and a challenge names the hello it answers).
 enum class Kind : std::uint8_t {
-  hello = 1,        // data: label length, label, the caller's worker address (the callee connects back)
+  hello = 1,        // data: label length, label, nonce, the caller's courier address (the callee connects back)
   call = 2,         // data: the request; a reply follows
   oneway = 3,       // data: the request; no reply
   reply_ok = 4,     // data: the result
@@ -102,8 +103,9 @@ inline constexpr std::size_t kNonceBytes = 16;
 inline constexpr std::size_t kMacBytes = 32;
 using Nonce = std::array<std::uint8_t, kNonceBytes>;
 using Mac = std::array<std::uint8_t, kMacBytes>;
-inline constexpr std::size_t kMaxHelloBytes =
-    1 + kMaxLabelBytes + kNonceBytes + ucx::kMaxWorkerAddressBytes;
+// A courier address: a UCX worker address and how to reach the TCP transport.
+inline constexpr std::size_t kMaxAddressBytes = ucx::kMaxWorkerAddressBytes + 256;
+inline constexpr std::size_t kMaxHelloBytes = 1 + kMaxLabelBytes + kNonceBytes + kMaxAddressBytes;
 
 struct Hello {
   std::string label;  // the caller's name, for messages

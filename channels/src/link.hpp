@@ -1,0 +1,79 @@
+// A link: one direction of a courier connection, this endpoint's way of
+// sending messages to one peer endpoint, over UCX (shared memory within a
+// host) or over the courier's own TCP transport (tcp_transport.hpp).
+// Requests travel on the caller's link to the callee, replies on the
+// callee's link back; nothing is read from the link one sends on.
+//
+// Contract: create and destroy links on the endpoint's owner thread only
+// (progress_loop.hpp). send() takes the message, whose header and payload
+// it keeps until its complete() runs: exactly once, inline or later from
+// the owner's progress, with UCS_OK once the bytes left (or an error).
+// A link that fails calls its error callback once, from progress, and then
+// completes its queued messages with the error; the callback must not
+// destroy the link. Destroying a link closes it: messages still queued are
+// completed with UCS_ERR_CANCELED (a UCX link flushes what UCX took).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "slipway/channels/bytes.hpp"
+#include "slipway/channels/ucx/ep.hpp"
+#include "slipway/channels/ucx/request.hpp"
+#include "slipway/channels/wire.hpp"
+
+namespace slipway::channels::detail {
+
+// One message being sent: its header and payload, and what to do when done.
+class OutgoingMessage : public ucx::Operation {
+ public:
+  OutgoingMessage(wire::Encoded header, Bytes payload)
+      : header_(header), payload_(std::move(payload)) {}
+  const wire::Encoded& header() const noexcept { return header_; }
+  const Bytes& payload() const noexcept { return payload_; }
+
+ private:
+  wire::Encoded header_;
+  Bytes payload_;
+};
+
+// How a payload that is not in memory yet is received: `op` (owning the
+// event the payload belongs to) gets `buffer` filled with `length` bytes,
+// then its complete(). Returns UCS_INPROGRESS when it took `op`.
+using PayloadReader =
+    std::function<ucs_status_t(std::unique_ptr<ucx::Operation> op, std::byte* buffer,
+                               std::size_t length)>;
+
+class Link {
+ public:
+  using ErrorCallback = std::function<void(ucs_status_t status)>;
+  virtual ~Link() = default;
+  // `am_id`: wire::kRequestAm or kReplyAm; `flags`: UCP_AM_SEND_FLAG_*
+  // (a UCX link's hint; TCP sends everything as it comes).
+  virtual void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
+                    std::uint32_t flags) = 0;
+  virtual bool failed() const noexcept = 0;
+  // The owner's messages on this link not completed yet.
+  std::size_t in_flight() const noexcept { return *in_flight_; }
+  const std::shared_ptr<std::size_t>& in_flight_counter() const noexcept { return in_flight_; }
+
+ protected:
+  std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
+};
+
+// A link over a UCX endpoint (shared memory within a host).
+class UcxLink final : public Link {
+ public:
+  explicit UcxLink(std::unique_ptr<ucx::Ep> ep);
+  void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
+            std::uint32_t flags) override;
+  bool failed() const noexcept override { return ep_->failed(); }
+
+ private:
+  std::unique_ptr<ucx::Ep> ep_;
+};
+
+}  // namespace slipway::channels::detail

@@ -1,0 +1,28 @@
+// A courier link over a UCX endpoint: one active message per message, the
+// header and payload kept by the message until UCX is done (UCX 1.13 reads
+// a pending send's header until it completes; large payloads go zero-copy
+// by UCX's rendezvous protocol).
+#include "link.hpp"
+
+namespace slipway::channels::detail {
+
+UcxLink::UcxLink(std::unique_ptr<ucx::Ep> ep) : ep_(std::move(ep)) {}
+
+void UcxLink::send(unsigned am_id, std::unique_ptr<OutgoingMessage> message, std::uint32_t flags) {
+  ucp_ep_h handle = ep_->get();
+  const OutgoingMessage& sending = *message;
+  ucp_request_param_t param{};
+  if (flags != 0) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = flags;
+  }
+  ucx::track(std::move(message), ucx::OperationKind::send, param,
+             [&](const ucp_request_param_t& p) {
+               const auto& header = sending.header();
+               const auto& data = sending.payload();
+               return ucp_am_send_nbx(handle, am_id, header.bytes.data(), header.size,
+                                      data.empty() ? nullptr : data.data(), data.size(), &p);
+             });
+}
+
+}  // namespace slipway::channels::detail
