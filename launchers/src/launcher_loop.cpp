@@ -33,6 +33,16 @@ constexpr milliseconds kLinger{5000};
 // How long, at the very end, a reader that stalled may keep the launcher
 // waiting for the last lines (a signal ends the wait).
 constexpr milliseconds kFinalFlush{5000};
+// How long a unit whose carrier ended before its agent said how it ended
+// (joined, never left) waits for the rendezvous's verdict on that agent,
+// when the launcher classifies vanished agents as lost (hears_losses()).
+// srun may report its killed task before the killed agent's connection is
+// heard to drop (the FIN, a few milliseconds later): the unit is then lost
+// (its host marked lost), not a plain failure restarted on the same host.
+// A dropped connection is heard at once; a silent one (a host cut off)
+// takes the heartbeat budget, but its srun does not end first either. With
+// no verdict in this time the unit ends with its carrier's exit.
+constexpr milliseconds kLossVerdictWait{2000};
 // Descriptors kept out of the task budget: the rendezvous's listener and
 // clients (`slipway status`/`stop`), logs being rotated, signals, ...
 constexpr std::size_t kReservedDescriptors = 64;
@@ -263,7 +273,8 @@ void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
 UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
 bool LauncherLoop::unit_starting(std::size_t unit) const {
-  return supervisor_->task(unit).state == TaskState::Running && !tracker_->carrier_of(unit);
+  return supervisor_->task(unit).state == TaskState::Running && !tracker_->carrier_of(unit) &&
+         !tracker_->held(unit);
 }
 
 int LauncherLoop::unit_epoch(std::size_t unit) const { return supervisor_->task(unit).epoch; }
@@ -469,8 +480,14 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   UnitHandle carrier = tracker_->carrier_of(unit);
   int attempt = static_cast<int>(event.attempt);
   if (event.failed) {
-    if (!carrier || supervisor_->task(unit).attempt != attempt) return;
-    if (!unit_lost(unit, carrier, event) || !tracker_->task_vanished(unit, attempt)) return;
+    // A held unit (its carrier ended first) gets its verdict now.
+    const bool held = tracker_->held(unit);
+    if ((!carrier && !held) || supervisor_->task(unit).attempt != attempt) return;
+    if (!unit_lost(unit, carrier, event)) {
+      if (auto exit = held ? tracker_->release(unit) : std::nullopt) unit_done(unit, *exit, false);
+      return;
+    }
+    if (!tracker_->task_vanished(unit, attempt)) return;
     unit_done(unit, TaskExit{true, SIGKILL}, true);
   } else {
     auto status = tracker_->task_left(unit, attempt, event.exit_status);
@@ -504,7 +521,15 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
       }
       joined = found == units_[unit].tasks.size();
     }
-    if (!joined) task_exit.never_started = never_joined(carrier, exit);
+    if (!joined) {
+      task_exit.never_started = never_joined(carrier, exit);
+    } else if (hears_losses() && supervisor_->task(unit).state == TaskState::Running &&
+               !supervisor_->exit_expected(unit) && !supervisor_->stopping() && signals_seen_ == 0) {
+      // Its agent never said how it ended: the rendezvous may be about to
+      // say it was lost (kLossVerdictWait).
+      tracker_->hold(unit, task_exit, Clock::now() + kLossVerdictWait);
+      continue;
+    }
     unit_done(unit, task_exit, false);
   }
 }
@@ -682,6 +707,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
+    if (auto held = tracker_->next_deadline(); !finished_ && held && (!deadline || *held < *deadline)) {
+      deadline = held;
+    }
     if (auto settle = elastic_->next_deadline(); !finished_ && settle && (!deadline || *settle < *deadline)) {
       deadline = settle;
     }
@@ -710,6 +738,8 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
       sources_[k]->watched(fds.data() + source_begin[k], end - source_begin[k]);
     }
     if (fds[0].revents & POLLIN) on_signals();
+    // Held exits with no verdict in time end as their carriers did.
+    for (auto& [unit, exit] : tracker_->expired(Clock::now())) unit_done(unit, std::move(exit), false);
     carry_out(supervisor_->tick(Clock::now()));
     apply_resizes(Clock::now());
     if (!finished_) turn_done();

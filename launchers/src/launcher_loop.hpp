@@ -15,7 +15,10 @@
 // failed (unit_lost), or when its carrier ends first: the unit ends with
 // the carrier's status if every one of its tasks had joined the rendezvous,
 // else it failed whatever that status (its tasks never ran; never_joined
-// says why, e.g. srun's own messages). A carrier (unit_handle.hpp) is a
+// says why, e.g. srun's own messages). Where vanished agents are lost
+// (hears_losses()), a unit whose carrier ends unexpectedly with its agent
+// joined and not left first waits a moment for the rendezvous's verdict on
+// that agent: lost, if it comes (UnitTracker::hold). A carrier (unit_handle.hpp) is a
 // child process (reaped by the loop) or a task the launcher runs itself
 // (the launcher reports its end with carrier_ended()). One process may
 // carry several units (a Slurm step of many tasks); it is then supervised
@@ -108,9 +111,16 @@ class LauncherLoop {
   // Returns whether the unit has failed now; otherwise it ends with its
   // carrier. Default: false (a local agent that died is reaped with its
   // real status).
+  // `carrier` is none when it ended already (hears_losses()).
   virtual bool unit_lost(std::size_t /*unit*/, UnitHandle /*carrier*/, const MemberEnded& /*event*/) {
     return false;
   }
+  // Whether unit_lost() may say a vanished agent's unit failed (its host
+  // lost). A unit whose carrier ends while its agent has joined and not
+  // left then waits a moment (kLossVerdictWait in launcher_loop.cpp) for
+  // the rendezvous's verdict on that agent, so that a loss heard just after
+  // the carrier's end is still a loss. Default: false.
+  virtual bool hears_losses() const { return false; }
   // Why no host could take `unit` were it to start again now (its host
   // is lost, the others are full), or nothing when one could. Asked as a
   // unit is lost, so that its elastic node shrinks before its world's next

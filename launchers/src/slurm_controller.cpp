@@ -283,10 +283,14 @@ class SlurmRun : public LauncherLoop {
   // is resubmitted away from that host.
   bool unit_lost(std::size_t unit, UnitHandle step, const MemberEnded& event) override {
     lost_hosts_.insert(unit_host_[unit]);
-    steps_with_losses_.insert(step.pid());
+    if (step) steps_with_losses_.insert(step.pid());  // none: it ended first
     say(event.task + " lost on " + unit_host_[unit] + " (" + event.reason + "); host marked lost");
     return true;
   }
+
+  // srun may report a task killed with its host (or its agent) before the
+  // agent's connection is heard to drop: such a unit still counts as lost.
+  bool hears_losses() const override { return true; }
 
   // As start_units would find it: a satellite's unit has room while its
   // satellite's host is not lost; any other, where choose_host finds a host.

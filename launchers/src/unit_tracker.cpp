@@ -26,12 +26,14 @@ void UnitTracker::started(UnitHandle carrier, const std::vector<std::size_t>& un
     unit.left = 0;
     unit.exit_status = 0;
     unit.joined.assign(unit.tasks, false);
+    unit.hold.reset();
     ++process.attached;
   }
 }
 
 void UnitTracker::detach(std::size_t u) {
   Unit& unit = units_[u];
+  unit.hold.reset();
   if (auto it = carriers_.find(unit.carrier); it != carriers_.end() && it->second.attached > 0) {
     --it->second.attached;
   }
@@ -40,7 +42,7 @@ void UnitTracker::detach(std::size_t u) {
 
 std::optional<int> UnitTracker::task_left(std::size_t u, int attempt, int exit_status) {
   Unit& unit = units_.at(u);
-  if (!unit.carrier || unit.attempt != attempt) return std::nullopt;
+  if (!reporting(unit, attempt)) return std::nullopt;
   if (unit.exit_status == 0) unit.exit_status = exit_status;
   if (++unit.left < unit.tasks) return std::nullopt;
   detach(u);
@@ -49,7 +51,7 @@ std::optional<int> UnitTracker::task_left(std::size_t u, int attempt, int exit_s
 
 bool UnitTracker::task_vanished(std::size_t u, int attempt) {
   Unit& unit = units_.at(u);
-  if (!unit.carrier || unit.attempt != attempt) return false;
+  if (!reporting(unit, attempt)) return false;
   detach(u);
   return true;
 }
@@ -77,6 +79,36 @@ std::vector<std::size_t> UnitTracker::carrier_ended(UnitHandle carrier) {
   }
   carriers_.erase(it);
   return ended;
+}
+
+void UnitTracker::hold(std::size_t u, TaskExit exit, Clock::time_point until) {
+  Unit& unit = units_.at(u);
+  if (unit.carrier) return;  // still running: nothing to hold
+  unit.hold = Hold{std::move(exit), until};
+}
+
+std::optional<TaskExit> UnitTracker::release(std::size_t u) {
+  Unit& unit = units_.at(u);
+  if (!unit.hold) return std::nullopt;
+  TaskExit exit = std::move(unit.hold->exit);
+  unit.hold.reset();
+  return exit;
+}
+
+std::vector<std::pair<std::size_t, TaskExit>> UnitTracker::expired(Clock::time_point now) {
+  std::vector<std::pair<std::size_t, TaskExit>> out;
+  for (std::size_t u = 0; u < units_.size(); ++u) {
+    if (units_[u].hold && units_[u].hold->until <= now) out.emplace_back(u, *release(u));
+  }
+  return out;
+}
+
+std::optional<Clock::time_point> UnitTracker::next_deadline() const {
+  std::optional<Clock::time_point> first;
+  for (const Unit& unit : units_) {
+    if (unit.hold && (!first || unit.hold->until < *first)) first = unit.hold->until;
+  }
+  return first;
 }
 
 bool UnitTracker::drained(UnitHandle carrier) const {

@@ -85,3 +85,60 @@ TEST_CASE("an in-launcher task and a process with the same number are different 
   CHECK(tracker.carrier_of(0).task() == slipway::tasks::TaskId{42});
   CHECK(tracker.carrier_of(0).pid() == -1);
 }
+
+// A unit whose carrier ended before its agent said how it ended is held
+// for the rendezvous's verdict on the agent (LauncherLoop: srun reporting a
+// killed task before the agent's connection is heard to drop).
+TEST_CASE("a held unit ends at its agent's verdict, its last leave, or the end of its wait") {
+  using slipway::launch::Clock;
+  using slipway::launch::TaskExit;
+  const Clock::time_point t0{};
+  UnitTracker tracker({1, 2, 1});
+  tracker.started(P(5), {0, 1, 2}, 0);
+  CHECK(tracker.carrier_ended(P(5)) == std::vector<std::size_t>{0, 1, 2});
+  CHECK_FALSE(tracker.next_deadline());
+  tracker.hold(0, TaskExit{false, 137}, t0 + std::chrono::seconds(2));
+  tracker.hold(1, TaskExit{false, 137}, t0 + std::chrono::seconds(1));
+  tracker.hold(2, TaskExit{true, 9}, t0 + std::chrono::seconds(3));
+  CHECK(tracker.held(0));
+  CHECK_FALSE(tracker.carrier_of(0));
+  CHECK(tracker.next_deadline() == t0 + std::chrono::seconds(1));
+  // The verdict: lost. Another attempt's is not its.
+  CHECK_FALSE(tracker.task_vanished(0, 1));
+  CHECK(tracker.task_vanished(0, 0));
+  CHECK_FALSE(tracker.held(0));
+  CHECK_FALSE(tracker.task_vanished(0, 0));  // ended
+  // A leave heard late: the unit ends with its tasks' status.
+  CHECK_FALSE(tracker.task_left(1, 0, 4));
+  CHECK(tracker.held(1));
+  CHECK(tracker.task_left(1, 0, 0) == 4);
+  CHECK_FALSE(tracker.held(1));
+  // No verdict: the carrier's exit once the wait is over.
+  CHECK(tracker.expired(t0 + std::chrono::milliseconds(2999)).empty());
+  const auto expired = tracker.expired(t0 + std::chrono::seconds(3));
+  REQUIRE(expired.size() == 1);
+  CHECK(expired[0].first == 2);
+  CHECK(expired[0].second.signaled);
+  CHECK(expired[0].second.code == 9);
+  CHECK_FALSE(tracker.held(2));
+  CHECK_FALSE(tracker.next_deadline());
+  CHECK_FALSE(tracker.release(2));
+}
+
+TEST_CASE("a running unit is not held, and a new start ends a hold") {
+  using slipway::launch::Clock;
+  using slipway::launch::TaskExit;
+  const Clock::time_point t0{};
+  UnitTracker tracker({1});
+  tracker.started(P(5), {0}, 0);
+  tracker.hold(0, TaskExit{false, 137}, t0);
+  CHECK_FALSE(tracker.held(0));
+  CHECK(tracker.carrier_ended(P(5)) == std::vector<std::size_t>{0});
+  tracker.hold(0, TaskExit{false, 137}, t0);
+  REQUIRE(tracker.release(0));
+  CHECK_FALSE(tracker.held(0));
+  tracker.hold(0, TaskExit{false, 137}, t0);
+  tracker.started(P(6), {0}, 1);
+  CHECK_FALSE(tracker.held(0));
+  CHECK(tracker.expired(t0).empty());
+}

@@ -20,13 +20,24 @@
 //   tasks joined never ran them: its launcher treats that as a failure.
 // - A carrier whose units have all ended may still run (an srun finishing
 //   its step): drained() says so, and carrier_ended() forgets it.
+// - hold(unit, exit, until): a unit carrier_ended just ended whose agent
+//   never said how it ended (its tasks joined, not all left) waits for the
+//   rendezvous's verdict on that agent, which may come just after the
+//   carrier's end (an srun that reports its killed task before the agent's
+//   connection is heard to drop). A held unit ends at the first of: one of
+//   its tasks vanished (task_vanished: true, the unit is lost); its last
+//   task left (task_left: its status, as for a running unit); `until`
+//   passed (expired(now) returns it with `exit`, the carrier's); release()
+//   (its exit). Until then it is not running (no carrier) but not ended.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "slipway/launch/supervisor.hpp"
 #include "slipway/launch/unit_handle.hpp"
 
 namespace slipway::launch {
@@ -52,11 +63,26 @@ class UnitTracker {
   // The carrier of `unit`, or none when it is not running.
   UnitHandle carrier_of(std::size_t unit) const { return units_.at(unit).carrier; }
   bool drained(UnitHandle carrier) const;
+
+  // See the contract: `unit` has just ended with its carrier (`exit`).
+  void hold(std::size_t unit, TaskExit exit, Clock::time_point until);
+  bool held(std::size_t unit) const { return units_.at(unit).hold.has_value(); }
+  // Ends a held unit now: its carrier's exit (nothing when not held).
+  std::optional<TaskExit> release(std::size_t unit);
+  // The held units whose wait ended by `now`, each with its carrier's exit;
+  // they have ended.
+  std::vector<std::pair<std::size_t, TaskExit>> expired(Clock::time_point now);
+  // When the first hold ends, if any.
+  std::optional<Clock::time_point> next_deadline() const;
   bool any_carrier() const { return !carriers_.empty(); }
   // Every running carrier, each with one unit it carried (for signals).
   std::vector<std::pair<UnitHandle, std::size_t>> carriers() const;
 
  private:
+  struct Hold {
+    TaskExit exit;
+    Clock::time_point until;
+  };
   struct Unit {
     std::size_t tasks = 1;
     UnitHandle carrier;
@@ -64,7 +90,12 @@ class UnitTracker {
     std::size_t left = 0;
     int exit_status = 0;
     std::vector<bool> joined{};  // per task, on `attempt`
+    std::optional<Hold> hold{};  // ended with its carrier, waiting for its agent's verdict
   };
+  // Running on `attempt`, or held from it.
+  bool reporting(const Unit& unit, int attempt) const {
+    return (unit.carrier || unit.hold) && unit.attempt == attempt;
+  }
   struct Carrier {
     std::size_t first_unit = 0;
     std::size_t attached = 0;
