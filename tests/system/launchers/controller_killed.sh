@@ -16,8 +16,11 @@ if ! (wait_until 60 started); then
   cat out
   fail "the program's four tasks did not start"
 fi
-# The controller: the slipway whose parent is salloc.
-controller=$(pgrep -x slipway | while read -r p; do
+# The controller: the slipway whose parent is salloc, among this srun's
+# descendants (other tests' programs, run beside this one, have their own).
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+controller=$(for p in "$launcher" $(descendants "$launcher"); do
+  [ "$(ps -o comm= -p "$p")" = slipway ] || continue
   if [ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = salloc ]; then echo "$p"; fi; done)
 [ "$(echo "$controller" | wc -w)" -eq 1 ] || fail "expected one controller under salloc: '$controller'"
 kill -9 "$controller"
