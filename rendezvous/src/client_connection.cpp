@@ -104,6 +104,9 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   generation = welcome->generation;
   last_send_ns.store(steady_now_ns());
   last_receive_ns.store(steady_now_ns());  // the welcome just came
+  // The reader thread is due to look now: a stall before its first look
+  // (it may not run before the first calls are answered) is forgiven too.
+  look_due_ns = last_receive_ns.load();
 
   wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));

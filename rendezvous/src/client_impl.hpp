@@ -111,8 +111,20 @@ struct Client::Impl {
   // tasks before their replacements start.
   std::atomic<std::int64_t> last_receive_ns{0};
   // Fails everything (connection_lost) when the server has been silent too
-  // long; returns whether it did.
+  // long; returns whether it did. Reader thread only.
+  //
   bool silent_too_long();
+  // Silence counts only while the reader thread waits for the server (in
+  // its poll or park, up to look_due_ns, the wait's end). Time past that
+  // (this process, or the whole host, stalled, and no heartbeat went out
+  // for the server to answer) is taken off the server's silence, as the
+  // server takes its own stalls off its members' (engine.cpp, scan), each
+  // time the reader thread looks or starts a wait. Without it an agent
+  // stopped for 2.5 s killed its task although the server, whose budget is
+  // 3 s, still held it (issue 27 item 14). Reader thread only (open() sets
+  // it before the thread starts).
+  void forgive_own_stall(std::int64_t now);
+  std::int64_t look_due_ns = 0;
   std::atomic<int> quick_in_flight{0};
 
   struct Pending {

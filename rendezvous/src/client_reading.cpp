@@ -44,15 +44,21 @@ void Client::Impl::reader_loop() {
     const std::int64_t quiet = now - last_receive_ns.load(std::memory_order_relaxed);
     const std::int64_t wait_ns =
         std::max<std::int64_t>(std::min(interval_ns - idle, silence_ns - quiet), 0);
-    const int r = ::poll(fds, 2, static_cast<int>(wait_ns / 1000000) + 1);
+    const int timeout_ms = static_cast<int>(wait_ns / 1000000) + 1;
+    forgive_own_stall(now);
+    look_due_ns = now + std::int64_t{timeout_ms} * 1000000;
+    const int r = ::poll(fds, 2, timeout_ms);
     if (r < 0 && errno != EINTR) {
       fail_everything(Error(Status::connection_lost, std::string("poll: ") + std::strerror(errno)), true);
       return;
     }
     if (fds[1].revents || closing.load()) return;
     if (r > 0 && fds[0].revents) {
-      std::lock_guard lock(read_mutex);  // waits while a blocking caller reads
-      if (!read_batch()) return;
+      // A blocking caller that reads now (leaders > 0) reads this too; this
+      // thread then parks, looking at the silence, instead of waiting for
+      // the socket without looking.
+      std::unique_lock lock(read_mutex, std::try_to_lock);
+      if (lock.owns_lock() && !read_batch()) return;
     }
     send_heartbeat_if_idle();
   }
@@ -62,14 +68,29 @@ void Client::Impl::park_while_callers_read() {
   std::unique_lock lock(park_mutex);
   while (!closing.load() &&
          (leaders.load() > 0 || steady_now_ns() - last_leader_ns.load() < kLingerNs)) {
+    const std::int64_t parked = steady_now_ns();
+    forgive_own_stall(parked);
+    look_due_ns = parked + 2'000'000;
     park_cv.wait_for(lock, std::chrono::milliseconds(2));
     send_heartbeat_if_idle();
     if (silent_too_long()) return;
   }
 }
 
+void Client::Impl::forgive_own_stall(std::int64_t now) {
+  if (now > look_due_ns) {
+    std::int64_t seen = last_receive_ns.load(std::memory_order_relaxed);
+    // A frame read meanwhile by a blocking caller wins: it is newer.
+    last_receive_ns.compare_exchange_strong(seen, std::min(now, seen + (now - look_due_ns)),
+                                            std::memory_order_relaxed);
+  }
+  look_due_ns = now;
+}
+
 bool Client::Impl::silent_too_long() {
-  const std::int64_t quiet = steady_now_ns() - last_receive_ns.load(std::memory_order_relaxed);
+  const std::int64_t now = steady_now_ns();
+  forgive_own_stall(now);
+  const std::int64_t quiet = now - last_receive_ns.load(std::memory_order_relaxed);
   if (quiet <= silence.count() || closing.load()) return false;
   fail_everything(Error(Status::connection_lost,
                         "no word from the rendezvous at " + endpoint + " for " +

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -142,6 +143,31 @@ TEST_CASE("a hung member (SIGSTOP) is reported failed once its heartbeats stop",
   CHECK_FALSE(f.server->get("addr/n/0/p"));
   ::kill(hung.pid, SIGKILL);
   wait_exit(hung, 30s);
+}
+
+// The client gives up after 2.5 intervals of server silence, the server
+// after 3 of the member's. A member process stopped for 2.75 intervals
+// right after a round trip (as a loaded or paused host stops it: issue 27
+// item 14, an agent of integration:launchers:elastic_torch killed its
+// task) is still in the server's budget; the silence it saw was its own
+// stall, when it sent no heartbeat for the server to answer.
+TEST_CASE("a member whose own process stalled within the server's budget stays connected",
+          "[rendezvous][integration][processes][faults]") {
+  Fixture f(1000ms);  // the server's budget: 3 x 1 s; the client's: 2.5 s
+  f.server->start();
+  Child staller = f.member({"stall", "s", "0"});
+  KillOnExit cleanup(staller);
+  REQUIRE(read_line(staller, 60s) == "stopping");
+  int status = 0;
+  REQUIRE(::waitpid(staller.pid, &status, WUNTRACED) == staller.pid);
+  REQUIRE(WIFSTOPPED(status));
+  std::this_thread::sleep_for(2750ms);
+  ::kill(staller.pid, SIGCONT);
+  const std::string line = read_line(staller, 60s);
+  CAPTURE(line);
+  CHECK(line == "ok");
+  CHECK(wait_exit(staller, 60s) == 0);
+  CHECK(f.of_kind(EventKind::member_failed).empty());
 }
 
 TEST_CASE("waits in other processes are answered when the key appears",

@@ -8,7 +8,12 @@
 //   wait KEY TIMEOUT_MS             observer: print the key's value (exit 4 on timeout)
 //   watch-stop NODE REPLICA         join, print the stop reason when pushed, leave 0
 //   wrong-token NODE REPLICA        join with a corrupted secret; exit 0 if refused
+//   stall NODE REPLICA              join, one round trip, print "stopping" and
+//                                   SIGSTOP itself; once continued, wait 1.5 s,
+//                                   one round trip more: "ok" and leave 0, or
+//                                   exit 3 ("lost: WHY" when the client gave up)
 // Output goes to stdout, one line per fact.
+#include <signal.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -16,6 +21,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
@@ -93,6 +99,29 @@ int watch_stop(const std::string& node, std::uint32_t replica) {
   return 0;
 }
 
+int staller(const std::string& node, std::uint32_t replica) {
+  ClientOptions options;
+  options.on_disconnect = [](const Error& e) {
+    std::printf("lost: %s\n", e.what());
+    std::fflush(stdout);
+  };
+  auto c = Client::connect_from_environment(Identity{node, replica, 0, "", 0}, options);
+  c->get("stall/before");  // the server heard this member just now
+  std::printf("stopping\n");
+  std::fflush(stdout);
+  ::raise(SIGSTOP);
+  std::this_thread::sleep_for(1500ms);
+  try {
+    c->get("stall/after");
+  } catch (const Error& e) {
+    std::printf("error: %s\n", e.what());
+    return 3;
+  }
+  c->leave(0);
+  std::printf("ok\n");
+  return 0;
+}
+
 int wrong_token(const std::string& node, std::uint32_t replica) {
   std::string token = std::getenv(slipway::core::env::kToken);
   token[0] = token[0] == '0' ? '1' : '0';
@@ -118,6 +147,7 @@ int main(int argc, char** argv) {
     if (mode == "sleep" && argc == 4) return sleeper(argv[2], static_cast<std::uint32_t>(std::atoi(argv[3])));
     if (mode == "wait" && argc == 4) return waiter(argv[2], std::atoi(argv[3]));
     if (mode == "watch-stop" && argc == 4) return watch_stop(argv[2], static_cast<std::uint32_t>(std::atoi(argv[3])));
+    if (mode == "stall" && argc == 4) return staller(argv[2], static_cast<std::uint32_t>(std::atoi(argv[3])));
     if (mode == "wrong-token" && argc == 4) return wrong_token(argv[2], static_cast<std::uint32_t>(std::atoi(argv[3])));
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
