@@ -32,13 +32,10 @@ installed="$WORK/root$prefix"
 package=$(find "$installed" -path '*/slipway/python/slipway/replay.py' | head -n 1)
 [ -n "$package" ] || fail "slipway/replay.py is not installed under $installed"
 package_dir=${package%/slipway/replay.py}
-# (The SPANK plugin and its plugstack.conf.d entry go where Slurm reads
-# them, SLIPWAY_SPANK_PLUGIN_DIR and SLIPWAY_PLUGSTACK_DIR: not Python's.)
+# (integration:cli:install_prefix checks every other file.)
 cached() { grep -E "^$1:PATH=" "$BUILD_DIR/CMakeCache.txt" | cut -d= -f2-; }
-outside=$(find "$WORK/root" -mindepth 1 \( -type f -o -type l \) ! -path "$installed/*" \
-  ! -path "$WORK/root$(cached SLIPWAY_SPANK_PLUGIN_DIR)/slipway.so" \
-  ! -path "$WORK/root$(cached SLIPWAY_PLUGSTACK_DIR)/slipway.conf" | head -n 5)
-[ -z "$outside" ] || fail "cmake --install --prefix $prefix wrote outside the prefix: $outside"
+pth=$(find "$WORK/root" -name slipway.pth | head -n 1)
+[ -z "$pth" ] || fail "cmake --install --prefix $prefix wrote $pth, outside the prefix"
 # Into the configured prefix (where python3's site directory was chosen for):
 # slipway.pth there, naming the installed package.
 site=$(cached SLIPWAY_PYTHON_SITE_DIR)
