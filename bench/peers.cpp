@@ -84,11 +84,15 @@ std::vector<std::string> peer_candidates(const std::string& name) {
       break;
     case Kind::plugin: {
       out.push_back((here / ".." / "spank_plugin" / name).lexically_normal().string());  // build tree
-      // Installed: SLIPWAY_SPANK_PLUGIN_DIR, relative to the prefix when under it.
+      // Installed: SLIPWAY_SPANK_PLUGIN_DIR, relative to the prefix when under it;
+      // else PREFIX/lib/slurm after `cmake --install --prefix` elsewhere
+      // (spank_plugin/install_plugin.cmake).
       const std::string prefix = SLIPWAY_INSTALL_PREFIX, dir = SLIPWAY_SPANK_PLUGIN_DIR;
-      if (dir.rfind(prefix + "/", 0) == 0) {
-        out.push_back((here / ".." / dir.substr(prefix.size() + 1) / name).lexically_normal().string());
-      }
+      const bool under = dir.rfind(prefix + "/", 0) == 0;
+      out.push_back(
+          (here / ".." / (under ? dir.substr(prefix.size() + 1) : std::string("lib/slurm")) / name)
+              .lexically_normal()
+              .string());
       out.push_back((fs::path(dir) / name).string());
       break;
     }
