@@ -105,7 +105,7 @@ void EndpointCore::flush_waiting(std::uint64_t peer_id) {
     auto call = calls_.find(call_id);
     if (call == calls_.end()) continue;
     if (!peer.link && !connect_or_fail(peer_id, peer, call_id)) continue;
-    if (!can_transmit(peer)) {
+    if (!can_transmit(peer_id, peer)) {
       peer.waiting.push_back(call_id);
       continue;
     }
@@ -195,7 +195,7 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
     return;
   }
   if (!peer.link && !connect_or_fail(peer_id, peer, id)) return;
-  if (!can_transmit(peer)) {
+  if (!can_transmit(peer_id, peer)) {
     peer.waiting.push_back(id);  // until the callee's challenge is answered
     return;
   }
@@ -278,23 +278,44 @@ void EndpointCore::connect_peer(std::uint64_t peer_id, Peer& peer) {
   });
   peer.generation = generation;
   peer.replies = 0;
-  say_hello(peer);
+  say_hello(peer_id, peer);
 }
 
-void EndpointCore::say_hello(Peer& peer) {
+void EndpointCore::say_hello(std::uint64_t peer_id, Peer& peer) {
   // Calls on this connection wait for the callee's challenge (on_challenge):
   // a callee reads nothing from a caller that has not proven the secret.
   peer.hello_due = false;
   peer.admitted = false;
   peer.nonce = CourierAuth::nonce();
+  // A hello or challenge lost while the connection stays up (the callee's
+  // connection back failed in the handshake) would leave calls waiting for
+  // ever: unanswered when the callee forgets unproven hellos
+  // (kPendingLimit), the hello is said again, for the calls waiting then or
+  // for the next call. Not sooner: a slow challenge must not be replaced
+  // by a new handshake at every short call's timeout.
+  loop_->schedule(ProgressLoop::Clock::now() + kPendingLimit,
+                  [this, peer_id, generation = peer.generation, nonce = peer.nonce] {
+                    auto it = peers_.find(peer_id);
+                    if (it == peers_.end()) return;
+                    Peer& late = it->second;
+                    if (!late.link || late.admitted || late.generation != generation ||
+                        late.nonce != nonce) {
+                      return;
+                    }
+                    if (late.waiting.empty()) {
+                      late.hello_due = true;
+                    } else {
+                      say_hello(peer_id, late);
+                    }
+                  });
   send_message(*peer.link, wire::kRequestAm,
                wire::Header{wire::Kind::hello, 0, id_, peer.generation, {}},
                wire::encode_hello(name_, peer.nonce, address_), 0, false,
                UCP_AM_SEND_FLAG_EAGER);
 }
 
-bool EndpointCore::can_transmit(Peer& peer) {
-  if (peer.link && peer.hello_due) say_hello(peer);
+bool EndpointCore::can_transmit(std::uint64_t peer_id, Peer& peer) {
+  if (peer.link && peer.hello_due) say_hello(peer_id, peer);
   return peer.link && peer.admitted;
 }
 
@@ -454,8 +475,11 @@ void EndpointCore::expire(std::uint64_t call_id) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              ": it never answered the hello with a challenge that proves the program's "
-             "secret (a courier endpoint of another program, or of another SLIPWAY_TOKEN, "
-             "at its published address?); check that it is running as a task of this program");
+             "secret (the hello is said again every " +
+             std::to_string(kPendingLimit.count() / 1000) +
+             " s while calls wait; a courier endpoint of another program, or of another "
+             "SLIPWAY_TOKEN, at its published address?); check that it is running as a task "
+             "of this program");
   } else if (peer.address && peer.failed_address == peer.address) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +

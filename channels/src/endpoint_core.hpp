@@ -219,8 +219,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void begin_call(std::uint64_t peer_id, std::string method, Bytes request,
                   std::chrono::milliseconds wait, bool oneway, CallDone done);
   void connect_peer(std::uint64_t peer_id, Peer& peer);
-  void say_hello(Peer& peer);
-  bool can_transmit(Peer& peer);  // admitted; says hello again when one is due
+  void say_hello(std::uint64_t peer_id, Peer& peer);
+  bool can_transmit(std::uint64_t peer_id, Peer& peer);  // admitted; says hello again when one is due
   void on_challenge(const wire::Header& header, ByteView data);
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -405,4 +406,107 @@ TEST_CASE("bytes from an outsider to an endpoint's TCP port never reach code tha
   }
   CHECK(handled == 1);
   CHECK(callee.stats().requests_received == 1);
+}
+
+namespace {
+
+// Reads exactly `size` bytes; false at the end of the stream.
+bool read_exact(int fd, std::byte* out, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::read(fd, out, size);
+    if (n <= 0) return false;
+    out += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A relay in front of a callee's TCP port that loses the first frame of the
+// first connection it accepts (a caller's hello) and passes on the rest.
+class LossyRelay {
+ public:
+  explicit LossyRelay(std::uint16_t upstream_port) : upstream_port_(upstream_port) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener_, 4) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { relay(); });
+  }
+  ~LossyRelay() {
+    ::shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    ::close(listener_);
+  }
+  std::uint16_t port() const { return port_; }
+  int dropped() const { return dropped_; }
+
+ private:
+  void relay() {
+    int downstream = ::accept(listener_, nullptr, nullptr);
+    if (downstream < 0) return;
+    int upstream = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(upstream_port_);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+      for (bool first = true;; first = false) {
+        std::array<std::byte, detail::kFramePrefixBytes> prefix{};
+        if (!read_exact(downstream, prefix.data(), prefix.size())) break;
+        auto decoded = detail::decode_frame_prefix(ByteView(prefix), std::uint64_t{1} << 30);
+        if (!decoded.prefix) break;
+        Bytes rest(decoded.prefix->header_length + decoded.prefix->payload_length);
+        if (!read_exact(downstream, rest.data(), rest.size())) break;
+        if (first) {
+          ++dropped_;
+          continue;
+        }
+        [[maybe_unused]] auto a = ::send(upstream, prefix.data(), prefix.size(), MSG_NOSIGNAL);
+        [[maybe_unused]] auto b = ::send(upstream, rest.data(), rest.size(), MSG_NOSIGNAL);
+      }
+    }
+    ::close(upstream);
+    ::close(downstream);
+  }
+
+  std::uint16_t upstream_port_;
+  int listener_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<int> dropped_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a hello lost on a connection that stays up is said again while calls wait",
+          "[channels][attack]") {
+  Endpoint callee(options_for("tcp", "callee.0"));
+  std::atomic<int> handled{0};
+  register_counting_echo(callee, handled);
+  auto real = detail::parse_courier_address(callee.address());
+  REQUIRE(real.address);
+  LossyRelay relay(real.address->tcp_port);
+  detail::CourierAddress via = *real.address;
+  via.tcp_port = relay.port();
+  {
+    Endpoint client(options_for("tcp", "client"));
+    Handle handle = client.connect(detail::encode_courier_address(via), "callee.0");
+    // The hello never arrived: the call waits for a challenge that never comes.
+    ChannelError lost = call_error(handle, "echo", to_bytes("lost"), 1s);
+    CHECK(lost.code() == Errc::timeout);
+    CHECK_THAT(lost.what(), Catch::Contains("never answered the hello") &&
+                                Catch::Contains("said again every 10 s"));
+    CHECK(relay.dropped() == 1);
+    // Once the callee would have forgotten that hello (10 s), it is said
+    // again on the same connection, and the waiting call is served.
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(to_string(handle.call("echo", to_bytes("again"), 20s)) == "again");
+    CHECK(std::chrono::steady_clock::now() - start < 12s);
+  }
+  CHECK(handled == 1);
 }
