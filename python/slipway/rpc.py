@@ -10,13 +10,12 @@ before its pickled body, and the receiver checks it (hmac.compare_digest)
 before unpickling. SLIPWAY_TOKEN is the secret slipway gives every task of
 one program (docs/contract.md: never in argv or logs), so only the tasks of
 the same program can make a request that is unpickled, and a caller unpickles
-only replies signed the same way. Courier itself does not authenticate
-callers: its hello carries a label and a worker address, no secret
-(docs/channels.md, "Bounds"); it drops calls from senders that never said
-hello, and endpoint addresses are published only in the program's
-token-protected rendezvous, but anyone who learns an address could call.
-What the signature does not give: secrecy (payloads travel in clear over
-UCX, as every courier payload does), nor protection from a captured message
+only replies signed the same way. Beneath it, courier endpoints admit only
+callers that prove the same secret in their handshake (docs/channels.md,
+"Who may call"), so an outsider's request is dropped before it is read; the
+signature still covers each message end to end.
+What the signature does not give: secrecy (payloads travel in clear, as
+every courier payload does), nor protection from a captured message
 being sent again by someone on the network path (no nonce); anyone holding
 the token (every task of the program, the user who launched it) is trusted
 with code execution in every task of it, as with Launchpad.
