@@ -7,23 +7,23 @@ set -euo pipefail
 source "$(dirname "$0")/../../lib/checks.sh"
 prog=$1
 
-# Why this run keeps Open MPI's files in directories of its own: every test
-# cluster on this machine has hosts fn1..fnN and numbers its jobs from 1, and
-# all of them share /tmp and /dev/shm. Open MPI names its files after the
-# host, the uid and a hash of the PMIx namespace 'slurm.pmix.JOB.STEP': a
-# rank's shared-memory segment is /dev/shm/vader_segment.fn1.0.36a24d59.0 in
-# every cluster's first job, its session directory /tmp/ompi.fn1.0/jf.N. Two
-# clusters running that job at once (two test runs, or a helper's beside the
-# lead's) use the same files, and the first to finish unlinks them: the other
-# one's local peer then fails to attach, "A system call failed during shared
-# memory initialization ... open(2) No such file or directory", and may
-# segfault on the segment it did not map (the flake of issue 27 item 14).
+# The flake of issue 27 item 14 (rank 1 on fn1 segfaulting at address (nil)
+# at start) was Slurm 22.05's PMIx fence without data completing on each host
+# alone, so MPI_Init's final barrier was none: see pmix_fence_barrier.sh and
+# PMIxCollFence=ring in tests/cluster/lib/config.sh. The "shared memory
+# initialization ... open(2) ENOENT" that came with it was a consequence:
+# Open MPI registers each segment for clean-up with the PMIx server, which
+# removed the dead rank's before its local peer attached it.
+#
+# Open MPI's files still go to directories of this run's own: every test
+# cluster on this machine has hosts fn1..fnN, numbers its jobs from 1 and
+# shares /tmp and /dev/shm with the others, and Open MPI names them after host,
+# uid and a hash of the PMIx namespace 'slurm.pmix.JOB.STEP' only (the
+# segment /dev/shm/vader_segment.fn1.0.36a24d59.0 in every cluster's first
+# job), so two clusters running the same job number at once would share them.
 export OMPI_MCA_orte_tmpdir_base=$SLIPWAY_TEST_SCRATCH/ompi
 export OMPI_MCA_btl_vader_backing_directory=$SLIPWAY_TEST_SCRATCH/ompi-shm
 mkdir -p "$OMPI_MCA_orte_tmpdir_base" "$OMPI_MCA_btl_vader_backing_directory"
-# Not the whole answer: a neighbour that unlinked vader_segment.fn* files in
-# /dev/shm during the run still broke it in 2 of 3 runs with these set, so
-# some of this job's segments still land there (issue 27 item 14, open).
 
 rc=0
 out=$(srun --mpi=pmix -N3 -n6 --ntasks-per-node=2 "$prog" 2>"$SLIPWAY_TEST_SCRATCH/stderr" | sort) || rc=$?
