@@ -369,15 +369,13 @@ std::unique_ptr<Link> EndpointCore::connect_link(ByteView address, Link::ErrorCa
   }
   const CourierAddress& peer = *parsed.address;
   const bool same_host = peer.host_key == host_key_;
-  if (!peer.ucx.empty() && ucx_published_ && same_host && ucx_shared_memory_) {
+  const bool by_ucx = !peer.ucx.empty() && ucx_published_;
+  const bool by_tcp = !peer.tcp_address.empty() && tcp_;
+  // UCX's shared memory within a host, else TCP, else UCX (RDMA alone).
+  if (by_ucx && (!by_tcp || (same_host && ucx_shared_memory_))) {
     return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)));
   }
-  if (!peer.tcp_address.empty() && tcp_) {
-    return tcp_->connect(peer.tcp_address, peer.tcp_port, std::move(on_error));
-  }
-  if (!peer.ucx.empty() && ucx_published_) {
-    return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)));
-  }
+  if (by_tcp) return tcp_->connect(peer.tcp_address, peer.tcp_port, std::move(on_error));
   throw ChannelError(Errc::transport,
                      "no transport in common with the peer: it offers " +
                          std::string(peer.tcp_address.empty() ? "" : "TCP ") +

@@ -76,10 +76,9 @@ ucs_status_t EndpointCore::receive_ucx(bool request, const void* header, std::si
         },
         size);
   };
-  bool trusted = false;  // UCX connections need no eviction order
   return receive(request, ByteView(static_cast<const std::byte*>(header), header_length), data,
                  length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, read_payload,
-                 trusted);
+                 nullptr);  // UCX connections need no eviction order
 }
 
 ucs_status_t EndpointCore::receive_tcp(unsigned am_id, ByteView header, std::byte* data,
@@ -87,7 +86,7 @@ ucs_status_t EndpointCore::receive_tcp(unsigned am_id, ByteView header, std::byt
                                        bool& trusted) noexcept {
   static const PayloadReader kNone;
   return receive(am_id == wire::kRequestAm, header, data, length, read_payload != nullptr,
-                 read_payload ? *read_payload : kNone, trusted);
+                 read_payload ? *read_payload : kNone, &trusted);
 }
 
 bool EndpointCore::from_proven_callee(const wire::Header& header) const {
@@ -99,7 +98,7 @@ bool EndpointCore::from_proven_callee(const wire::Header& header) const {
 
 ucs_status_t EndpointCore::receive(bool request, ByteView header, const void* data,
                                    std::size_t length, bool deferred,
-                                   const PayloadReader& read_payload, bool& trusted) noexcept {
+                                   const PayloadReader& read_payload, bool* trusted) noexcept {
   try {
     auto decoded = wire::decode(header);
     if (!decoded.header) return UCS_OK;  // not ours to answer: dropped
@@ -117,7 +116,7 @@ ucs_status_t EndpointCore::receive(bool request, ByteView header, const void* da
       // is received: the calls that follow a proof that holds are read.
       if (kind == wire::Kind::proof) {
         if (!proof_holds(event.header, bytes)) return UCS_OK;
-        trusted = true;
+        if (trusted) *trusted = true;
       }
       event.data.assign(bytes.begin(), bytes.end());
       push(std::move(event));
@@ -137,10 +136,10 @@ ucs_status_t EndpointCore::receive(bool request, ByteView header, const void* da
         }
         return UCS_OK;
       }
-      trusted = true;
-    } else if ((kind == wire::Kind::reply_ok || kind == wire::Kind::reply_error) &&
+      if (trusted) *trusted = true;
+    } else if (trusted && (kind == wire::Kind::reply_ok || kind == wire::Kind::reply_error) &&
                from_proven_callee(event.header)) {
-      trusted = true;
+      *trusted = true;
     }
 
     // A request we refuse is answered with the reason; a reply we refuse

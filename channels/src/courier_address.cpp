@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "little_endian.hpp"
 #include "slipway/channels/error.hpp"
 
 namespace slipway::channels::detail {
@@ -19,7 +20,8 @@ void put(Bytes& out, const void* data, std::size_t size) {
 }
 
 void put_uint(Bytes& out, std::uint64_t value, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) out.push_back(static_cast<std::byte>(value >> (8 * i)));
+  out.resize(out.size() + size);
+  put_le(out.data() + out.size() - size, value, size);
 }
 
 // Reads forward through `bytes`, each read checked against what is left.
@@ -35,8 +37,7 @@ struct Reader {
   bool uint(std::size_t size, std::uint64_t& value) {
     ByteView raw;
     if (!take(size, raw)) return false;
-    value = 0;
-    for (std::size_t i = 0; i < size; ++i) value |= std::uint64_t{std::to_integer<std::uint8_t>(raw[i])} << (8 * i);
+    value = get_le(raw.data(), size);
     return true;
   }
   bool text(std::size_t limit, std::string& out) {

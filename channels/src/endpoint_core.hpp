@@ -192,10 +192,11 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
                                   const ucp_am_recv_param_t* param) noexcept;
   // One message arrived (from UCX or the TCP transport): its header, and
   // its payload in `data` or, `deferred`, to be read through `read_payload`
-  // (UCS_INPROGRESS when it was). Sets `trusted` when the message shows its
+  // (UCS_INPROGRESS when it was). Sets `*trusted` (when given: only the
+  // TCP transport orders evictions by it) when the message shows its
   // connection carries the program's own traffic.
   ucs_status_t receive(bool request, ByteView header, const void* data, std::size_t length,
-                       bool deferred, const PayloadReader& read_payload, bool& trusted) noexcept;
+                       bool deferred, const PayloadReader& read_payload, bool* trusted) noexcept;
   ucs_status_t receive_ucx(bool request, const void* header, std::size_t header_length,
                            void* data, std::size_t length,
                            const ucp_am_recv_param_t* param) noexcept;

@@ -56,7 +56,9 @@ class Link {
   virtual void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
                     std::uint32_t flags) = 0;
   virtual bool failed() const noexcept = 0;
-  // The owner's messages on this link not completed yet.
+  // The owner's messages on this link not completed yet: a link is closed
+  // only once this is 0 (or it failed), since closing a UCX endpoint with
+  // rendezvous transfers in flight trips UCX 1.13.
   std::size_t in_flight() const noexcept { return *in_flight_; }
   const std::shared_ptr<std::size_t>& in_flight_counter() const noexcept { return in_flight_; }
 

@@ -1,31 +1,17 @@
 // Encoding and checked decoding of courier TCP frame prefixes.
 #include "tcp_frame.hpp"
 
+#include "little_endian.hpp"
 #include "slipway/channels/wire.hpp"
 
 namespace slipway::channels::detail {
-namespace {
-
-void put(std::byte* out, std::uint64_t value, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<std::byte>(value >> (8 * i));
-}
-
-std::uint64_t get(const std::byte* in, std::size_t size) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < size; ++i) {
-    value |= std::uint64_t{std::to_integer<std::uint8_t>(in[i])} << (8 * i);
-  }
-  return value;
-}
-
-}  // namespace
 
 std::array<std::byte, kFramePrefixBytes> encode_frame_prefix(const FramePrefix& prefix) {
   std::array<std::byte, kFramePrefixBytes> out{};
-  put(out.data(), kFrameMagic, 4);
-  put(out.data() + 4, prefix.am_id, 2);
-  put(out.data() + 6, prefix.header_length, 2);
-  put(out.data() + 8, prefix.payload_length, 8);
+  put_le(out.data(), kFrameMagic, 4);
+  put_le(out.data() + 4, prefix.am_id, 2);
+  put_le(out.data() + 6, prefix.header_length, 2);
+  put_le(out.data() + 8, prefix.payload_length, 8);
   return out;
 }
 
@@ -37,10 +23,10 @@ DecodedFramePrefix decode_frame_prefix(ByteView bytes, std::uint64_t max_payload
   }
   const std::byte* p = bytes.data();
   FramePrefix prefix;
-  prefix.am_id = static_cast<unsigned>(get(p + 4, 2));
-  prefix.header_length = static_cast<std::size_t>(get(p + 6, 2));
-  prefix.payload_length = get(p + 8, 8);
-  if (get(p, 4) != kFrameMagic) {
+  prefix.am_id = static_cast<unsigned>(get_le(p + 4, 2));
+  prefix.header_length = static_cast<std::size_t>(get_le(p + 6, 2));
+  prefix.payload_length = get_le(p + 8, 8);
+  if (get_le(p, 4) != kFrameMagic) {
     out.error = "not a courier frame (no \"SWT1\" magic)";
   } else if (prefix.am_id != wire::kRequestAm && prefix.am_id != wire::kReplyAm) {
     out.error = "a frame of unknown message id " + std::to_string(prefix.am_id);

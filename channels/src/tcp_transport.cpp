@@ -337,7 +337,6 @@ class TcpTransport::Inbound final : public Watched {
       if (!decoded.prefix) {
         // Not a courier frame (or not one we could take): the stream
         // cannot be resynchronised.
-        transport_.count_bad_frame();
         close();
         return;
       }
@@ -500,7 +499,6 @@ bool TcpTransport::progress() {
 bool TcpTransport::evict_one() noexcept {
   for (auto& [id, inbound] : inbound_) {
     if (inbound->trusted()) continue;
-    ++stats_.evicted;
     inbound->close();
     return true;
   }
@@ -538,7 +536,6 @@ void TcpTransport::accept_all() {
     tune(fd);
     try {
       auto inbound = std::make_unique<Inbound>(*this, fd);
-      ++stats_.accepted;
       inbound_.emplace(inbound->id(), std::move(inbound));
     } catch (...) {
       // Inbound closed fd (or owns it): nothing else to undo.

@@ -53,11 +53,6 @@ class TcpTransport {
     std::size_t max_frame_bytes = 0;
     std::size_t max_inbound = 4096;
   };
-  struct Stats {
-    std::uint64_t accepted = 0;
-    std::uint64_t evicted = 0;      // untrusted connections closed for newer ones
-    std::uint64_t bad_frames = 0;   // connections closed on a malformed frame prefix
-  };
 
   // Throws ChannelError (Errc::transport) when it cannot listen.
   TcpTransport(Settings settings, FrameSink sink);
@@ -68,8 +63,6 @@ class TcpTransport {
   int fd() const noexcept { return epoll_fd_; }
   const std::string& address() const noexcept { return settings_.address; }
   std::uint16_t port() const noexcept { return port_; }
-  Stats stats() const noexcept { return stats_; }
-  std::size_t inbound() const noexcept { return inbound_.size(); }
 
   // Handles what is ready; whether anything was.
   bool progress();
@@ -91,7 +84,6 @@ class TcpTransport {
   std::vector<std::byte>& scratch() noexcept { return scratch_; }
   const Settings& settings() const noexcept { return settings_; }
   const FrameSink& sink() const noexcept { return sink_; }
-  void count_bad_frame() noexcept { ++stats_.bad_frames; }
   void close_inbound(std::uint64_t id) noexcept;  // at the end of this progress()
 
  private:
@@ -114,7 +106,6 @@ class TcpTransport {
   std::map<std::uint64_t, std::unique_ptr<Inbound>> inbound_;  // by age
   std::vector<std::unique_ptr<Inbound>> closing_;
   std::vector<std::byte> scratch_;
-  Stats stats_;
 };
 
 // The address to listen on: the first address of the interface named

@@ -4,28 +4,13 @@
 
 #include <stdexcept>
 
+#include "little_endian.hpp"
+
 namespace slipway::channels::wire {
 namespace {
 
-void put_u16(std::byte* out, std::uint16_t v) {
-  out[0] = static_cast<std::byte>(v & 0xff);
-  out[1] = static_cast<std::byte>(v >> 8);
-}
-
-void put_u64(std::byte* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-}
-
-std::uint16_t get_u16(const std::byte* in) {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(in[0]) |
-                                    (std::to_integer<unsigned>(in[1]) << 8));
-}
-
-std::uint64_t get_u64(const std::byte* in) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(in[i]);
-  return v;
-}
+using detail::get_le;
+using detail::put_le;
 
 Decoded reject(std::string why) { return Decoded{std::nullopt, std::move(why)}; }
 
@@ -53,14 +38,14 @@ Encoded encode(const Header& header) {
   }
   Encoded out;
   std::byte* p = out.bytes.data();
-  put_u16(p, kMagic);
+  put_le(p, kMagic, 2);
   p[2] = static_cast<std::byte>(kVersion);
   p[3] = static_cast<std::byte>(header.kind);
   p[4] = static_cast<std::byte>(header.status);
   p[5] = std::byte{0};
-  put_u16(p + 6, static_cast<std::uint16_t>(header.method.size()));
-  put_u64(p + 8, header.sender);
-  put_u64(p + 16, header.call_id);
+  put_le(p + 6, header.method.size(), 2);
+  put_le(p + 8, header.sender, 8);
+  put_le(p + 16, header.call_id, 8);
   for (std::size_t i = 0; i < header.method.size(); ++i) {
     p[kFixedBytes + i] = static_cast<std::byte>(header.method[i]);
   }
@@ -74,7 +59,7 @@ Decoded decode(ByteView bytes) {
                   std::to_string(kFixedBytes));
   }
   const std::byte* p = bytes.data();
-  if (get_u16(p) != kMagic) return reject("not a courier message (bad magic)");
+  if (get_le(p, 2) != kMagic) return reject("not a courier message (bad magic)");
   auto version = std::to_integer<std::uint8_t>(p[2]);
   if (version != kVersion) {
     return reject("courier wire version " + std::to_string(version) + " (this side speaks " +
@@ -83,7 +68,7 @@ Decoded decode(ByteView bytes) {
   auto kind = std::to_integer<std::uint8_t>(p[3]);
   if (!valid_kind(kind)) return reject("unknown message kind " + std::to_string(kind));
   if (p[5] != std::byte{0}) return reject("reserved header byte is not zero");
-  std::size_t method_len = get_u16(p + 6);
+  std::size_t method_len = static_cast<std::size_t>(get_le(p + 6, 2));
   if (method_len > kMaxMethodBytes) {
     return reject("method name length " + std::to_string(method_len) + " exceeds " +
                   std::to_string(kMaxMethodBytes));
@@ -95,8 +80,8 @@ Decoded decode(ByteView bytes) {
   Header h;
   h.kind = static_cast<Kind>(kind);
   h.status = std::to_integer<std::uint8_t>(p[4]);
-  h.sender = get_u64(p + 8);
-  h.call_id = get_u64(p + 16);
+  h.sender = get_le(p + 8, 8);
+  h.call_id = get_le(p + 16, 8);
   h.method.assign(reinterpret_cast<const char*>(p + kFixedBytes), method_len);
   bool needs_method = h.kind == Kind::call || h.kind == Kind::oneway;
   if (needs_method && h.method.empty()) return reject("a call without a method name");

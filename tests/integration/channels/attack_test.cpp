@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "courier_address.hpp"
+#include "little_endian.hpp"
 #include "rendezvous_program.hpp"
 #include "tcp_frame.hpp"
 #include "transports.hpp"
@@ -318,22 +319,27 @@ std::set<unsigned> listening_ports() {
   return ports;
 }
 
-// Connects to 127.0.0.1:port (or ::1), sends `bytes` and closes.
-void send_raw(unsigned port, const Bytes& bytes) {
+// A connection to 127.0.0.1:port; -1 when it was refused, -2 when no
+// socket could be made (no Catch assertions: the relay thread calls it).
+int connect_loopback(unsigned port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
+  if (fd < 0) return -2;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<std::uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    [[maybe_unused]] auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  }
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
   ::close(fd);
+  return -1;
 }
 
-void put_le(Bytes& out, std::uint64_t value, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) out.push_back(static_cast<std::byte>(value >> (8 * i)));
+// Connects to 127.0.0.1:port, sends `bytes` and closes.
+void send_raw(unsigned port, const Bytes& bytes) {
+  int fd = connect_loopback(port);
+  REQUIRE(fd != -2);
+  if (fd < 0) return;
+  [[maybe_unused]] auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  ::close(fd);
 }
 
 // What an outsider sends to a courier endpoint's TCP ports before anyone
@@ -342,10 +348,10 @@ void put_le(Bytes& out, std::uint64_t value, std::size_t size) {
 // with impossible lengths, a call of 64 MiB cut short, random bytes.
 std::vector<Bytes> hostile_streams() {
   std::vector<Bytes> out;
-  Bytes ucx_magic;
-  put_le(ucx_magic, 0xCAFEBABE12345678ULL, 8);
-  put_le(ucx_magic, 0, 1);
-  put_le(ucx_magic, 16u << 20, 4);
+  Bytes ucx_magic(13);
+  detail::put_le(ucx_magic.data(), 0xCAFEBABE12345678ULL, 8);
+  detail::put_le(ucx_magic.data() + 8, 0, 1);
+  detail::put_le(ucx_magic.data() + 9, 16u << 20, 4);
   out.push_back(ucx_magic);
   auto frame = [](std::size_t header_length, std::uint64_t payload_length) {
     auto prefix = detail::encode_frame_prefix(
@@ -388,16 +394,7 @@ TEST_CASE("bytes from an outsider to an endpoint's TCP port never reach code tha
     // Connections that send nothing, held open: they cannot crowd out callers.
     std::vector<int> idle;
     for (int i = 0; i < 200; ++i) {
-      int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in address{};
-      address.sin_family = AF_INET;
-      address.sin_port = htons(static_cast<std::uint16_t>(port));
-      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-        idle.push_back(fd);
-      } else {
-        ::close(fd);
-      }
+      if (int fd = connect_loopback(port); fd >= 0) idle.push_back(fd);
     }
     Endpoint client(options_for(tls, "client"));
     Handle handle = client.connect(callee.address(), "callee.0");
@@ -449,12 +446,8 @@ class LossyRelay {
   void relay() {
     int downstream = ::accept(listener_, nullptr, nullptr);
     if (downstream < 0) return;
-    int upstream = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(upstream_port_);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    int upstream = connect_loopback(upstream_port_);
+    if (upstream >= 0) {
       for (bool first = true;; first = false) {
         std::array<std::byte, detail::kFramePrefixBytes> prefix{};
         if (!read_exact(downstream, prefix.data(), prefix.size())) break;
@@ -470,7 +463,7 @@ class LossyRelay {
         [[maybe_unused]] auto b = ::send(upstream, rest.data(), rest.size(), MSG_NOSIGNAL);
       }
     }
-    ::close(upstream);
+    if (upstream >= 0) ::close(upstream);
     ::close(downstream);
   }
 

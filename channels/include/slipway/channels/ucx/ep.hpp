@@ -8,10 +8,9 @@
 // instead). Destroying an Ep starts its close and returns at once: a flush
 // close while it is healthy, a forced close once it failed (as UCX wants for
 // failed endpoints); the worker finishes it, and no error callback runs after
-// the destructor. in_flight() counts the owner's operations on it that have
-// not completed (the owner counts them through in_flight_counter()): owners
-// close an endpoint once that is 0, since closing one with rendezvous
-// transfers in flight trips UCX 1.13.
+// the destructor. Close an endpoint only once the owner's operations on it
+// have completed: closing one with rendezvous transfers in flight trips
+// UCX 1.13 (courier counts them on its link, link.hpp).
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -39,8 +38,6 @@ class Ep {
 
   ucp_ep_h get() const noexcept { return handle_; }
   bool failed() const noexcept;
-  std::size_t in_flight() const noexcept { return *in_flight_; }
-  const std::shared_ptr<std::size_t>& in_flight_counter() const noexcept { return in_flight_; }
 
  private:
   struct ErrorSink;
@@ -50,7 +47,6 @@ class Ep {
   std::shared_ptr<Worker> worker_;
   std::unique_ptr<ErrorSink> sink_;
   ucp_ep_h handle_ = nullptr;
-  std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
 };
 
 }  // namespace slipway::channels::ucx
