@@ -112,7 +112,6 @@ struct Client::Impl {
   std::atomic<std::int64_t> last_receive_ns{0};
   // Fails everything (connection_lost) when the server has been silent too
   // long; returns whether it did. Reader thread only.
-  //
   bool silent_too_long();
   // Silence counts only while the reader thread waits for the server (in
   // its poll or park, up to look_due_ns, the wait's end). Time past that
