@@ -14,6 +14,8 @@ CourierNode, ReplayNode, ExecNode, Table and its samplers and rate
 limiters), slipway.rpc (pickled courier RPC, batched_handler, and the trust
 model: only tasks of the same program are unpickled), slipway.launch,
 slipway.lifecycle (stop, wait_for_stop, stop_event, stop handlers),
+slipway.checkpoint (checkpoint notices: checkpoint_requested,
+on_checkpoint), slipway.resume (resume_count, state_dir),
 slipway.program_node (what each task runs), slipway.shipping (nodes
 pickled with cloudpickle for their tasks).
 
@@ -21,15 +23,17 @@ Lower layers: slipway.courier (courier RPC over UCX, bytes in and out) and
 slipway.replay (the client of a replay node: tables, queues, pools).
 """
 
+from .checkpoint import Notice, checkpoint_requested, on_checkpoint
 from .launch import Outcome, TopologyError, launch
 from .lifecycle import register_stop_handler, stop, stop_event, wait_for_stop
 from .nodes import (CourierNode, ExecNode, Fifo, Lifo, MaxHeap, MinHeap, MinSize, Prioritized, PyNode,
                     ReplayNode, SampleToInsertRatio, Table, Uniform)
 from .program import Handle, Program, ProgramError
+from .resume import resume_count, state_dir
 from .rpc import CourierClient, RemoteError, batched_handler
 
 __all__ = ["Program", "ProgramError", "Handle", "PyNode", "CourierNode", "ReplayNode", "ExecNode",
            "Table", "Uniform", "Fifo", "Lifo", "MaxHeap", "MinHeap", "Prioritized", "MinSize",
            "SampleToInsertRatio", "launch", "Outcome", "TopologyError", "stop", "stop_event",
            "wait_for_stop", "register_stop_handler", "batched_handler", "CourierClient",
-           "RemoteError"]
+           "RemoteError", "Notice", "checkpoint_requested", "on_checkpoint", "resume_count", "state_dir"]

@@ -72,7 +72,9 @@ def register_stop_handler(handler):
     return handler
 
 
-def _on_signal(signum, _frame):
+def handle_stop_signal(signum, _frame):
+    """What SIGTERM and SIGINT do in a task (module docstring); also called
+    by slipway.checkpoint's SIGTERM handler after the checkpoint handlers."""
     _event.set()
     for handler in list(_handlers):
         handler()
@@ -85,4 +87,4 @@ def _on_signal(signum, _frame):
 def install_signal_handlers():
     """SIGTERM and SIGINT stop this task as the module docstring says."""
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, _on_signal)
+        signal.signal(sig, handle_stop_signal)
