@@ -6,17 +6,21 @@ reward = 2x + noise), gives each the priority |reward - w x| (its error
 under the current weight: Ape-X actors compute the initial priorities) and
 appends it to the replay node's "experience" table through a pipelined
 writer. After each episode it puts a summary on the "episodes" queue. It
-ends after --episodes episodes."""
+ends after --episodes episodes, or at the end of its episode when a
+checkpoint notice stops the program (it keeps no state: its transitions are
+in the replay node, which checkpoints them), and exits 0 either way."""
 import argparse
 import os
 import pickle
 import random
 import socket
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import slipway_example as ex  # noqa: E402
+import slipway as sw  # noqa: E402
 from slipway import replay  # noqa: E402
 
 SLOPE, NOISE = 2.0, 0.1  # the world the learner has to find
@@ -50,11 +54,18 @@ def fetch_params(last):
         return last
 
 
+stop = threading.Event()
+sw.on_checkpoint(lambda notice: stop.set() if notice.stop else None)
+
 rb = replay.Client("replay")
 episodes = replay.Queue("replay", "episodes")
-weight, version = 0.0, 0
+weight, version, stopped = 0.0, 0, False
 with rb.writer("experience", max_in_flight=8) as writer:
     for episode in range(args.episodes):
+        if stop.is_set():
+            print(f"actor: stopping after {episode} episodes for a checkpoint notice", flush=True)
+            stopped = True
+            break
         weight, version = fetch_params((weight, version))
         total_error = 0.0
         for _ in range(args.length):
@@ -66,5 +77,6 @@ with rb.writer("experience", max_in_flight=8) as writer:
         episodes.put({"actor": actor, "episode": episode, "version": version,
                       "mean_error": total_error / args.length})
         time.sleep(args.pause)
-print(f"sent {args.episodes} episodes of {args.length} transitions; "
-      f"last weight {weight:.3f} (learner version {version})", flush=True)
+if not stopped:
+    print(f"sent {args.episodes} episodes of {args.length} transitions; "
+          f"last weight {weight:.3f} (learner version {version})", flush=True)
