@@ -62,7 +62,10 @@ checkpoint without a stop)."""
 # while handlers run, is taken by _dispatch() only.
 _cache = (None, None)           # (the file's signature, its Notice or None)
 _warned = set()                 # signatures already reported as bad
-_handlers = []                  # [fn, seq of the last notice it was given]
+_handlers = []                  # [fn, seq of the last notice it was given]: a notice
+                                # is new to it when its seq is another (seq grows by one
+                                # per notice of a run; a run resumed by a new job may
+                                # count again from 1)
 _dispatching = threading.RLock()
 _sigterm_notice_given = False   # the handlers had the notice made for a SIGTERM (under _dispatching)
 _sigterm_running = False        # the SIGTERM handler runs (main thread only)
@@ -182,7 +185,7 @@ def _dispatch(notice, synthetic=False):
             _sigterm_notice_given = True
             due = list(_handlers)
         else:
-            due = [h for h in list(_handlers) if h[1] < notice.seq]
+            due = [h for h in list(_handlers) if h[1] != notice.seq]
             for h in due:
                 h[1] = notice.seq
             if _sigterm_notice_given and notice.stop:
@@ -217,7 +220,7 @@ def _on_sigterm(signum, frame):
         # stop under them.
         with _dispatching:
             notice = checkpoint_requested()
-            if notice is not None and any(h[1] < notice.seq for h in list(_handlers)):
+            if notice is not None and any(h[1] != notice.seq for h in list(_handlers)):
                 _dispatch(notice)
             elif notice is None or not notice.stop:
                 # No notice announced this stop: Slurm's SIGTERM came first (or alone).

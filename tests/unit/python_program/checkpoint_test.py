@@ -237,6 +237,14 @@ sw.on_checkpoint(handler)
         self.assertEqual(len(self.notices(lines)), 2, lines)
         self.assertEqual(err.count("this handler is broken"), 2, err)   # reported, the others ran
 
+    def test_a_seq_counted_again_from_one_is_a_new_notice(self):
+        child = self.child(HANDLER + "sw.on_checkpoint(handler)\n" + IDLE)
+        child.expect("ready")
+        write_notice(self.path, notice(3, reason="last job", stop=False))
+        child.expect("notice seq=3 reason=last job stop=False deadline=1764321234.567")
+        write_notice(self.path, notice(1, reason="this job", stop=False))   # a new job's launcher
+        child.expect("notice seq=1 reason=this job stop=False deadline=1764321234.567")
+
     def test_a_notice_before_the_handler_is_given_to_it(self):
         write_notice(self.path, notice(4, reason="before"))
         child = self.child(HANDLER + "sw.on_checkpoint(handler)\n" + IDLE)
