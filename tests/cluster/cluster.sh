@@ -14,7 +14,10 @@
 # for scale runs, through Slurm's config_overrides),
 # SLIPWAY_SPANK_PLUGIN (path of slipway.so to load; none when unset),
 # SLIPWAY_SPANK_PLUGIN_ARGS (its plugstack.conf arguments),
-# SLIPWAY_CLUSTER_TIMEOUT (seconds for all hosts to become idle, 90).
+# SLIPWAY_CLUSTER_TIMEOUT (seconds for all hosts to become idle, 90),
+# SLIPWAY_CLUSTER_PREEMPT (off; requeue: partitions low and high over the cpu
+# hosts, high preempting by requeue with GraceTime=30 and JobRequeue=1;
+# user-signal: the same plus preempt_send_user_signal; see lib/config.sh).
 #
 # Exit status: 0 done; 77 skipped (not root, or network namespaces
 # unavailable: the reason is printed loudly and written to DIR/skipped);
@@ -117,8 +120,11 @@ cmd_up() {
   local cpus=${SLIPWAY_CLUSTER_CPUS:-4}
   [[ $cpus =~ ^[0-9]+$ ]] && ((cpus >= 1 && cpus <= 4096)) ||
     die "SLIPWAY_CLUSTER_CPUS is '$cpus': give the CPUs each host declares, 1 to 4096"
+  local preempt=${SLIPWAY_CLUSTER_PREEMPT:-off}
+  [[ $preempt =~ ^(off|requeue|user-signal)$ ]] ||
+    die "SLIPWAY_CLUSTER_PREEMPT is '$preempt': give off, requeue or user-signal"
   write_slurm_conf "$id" "$port" "$ncpu" "$ngpu" \
-    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}" "$cpus"
+    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}" "$cpus" "$preempt"
   start_munged
   start_slurmctld
   while read -r name; do start_slurmd "$id" "$name"; done <"$CL_DIR/hosts"

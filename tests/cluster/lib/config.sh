@@ -10,13 +10,25 @@
 # slurmd log, node INVAL), so gres.conf names two character devices made in
 # DIR/dev with the numbers of /dev/null. Slurm schedules and binds them like
 # real ones (CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS are set for each step).
+#
+# Preemption (PREEMPT not "off", only for the tests that need it): the cpu
+# hosts also form partitions `low` (PriorityTier=1, GraceTime=30) and `high`
+# (PriorityTier=2, never preempted); a job of `high` preempts jobs of `low`
+# and `cpu` by requeueing them (PreemptType=preempt/partition_prio,
+# PreemptMode=REQUEUE, JobRequeue=1), and KillWait is Slurm's default 30 s
+# (the time between SIGTERM and SIGKILL when a job is requeued, cancelled or
+# its GraceTime ends; 5 s otherwise). "user-signal" adds
+# SlurmctldParameters=preempt_send_user_signal (a job's --signal is sent at
+# preemption instead of SIGTERM to its steps).
 
-# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS [CPUS]
+# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS [CPUS [PREEMPT]]
 # CPUS: what each host declares (4; more than the machine has is fine:
 # SlurmdParameters=config_overrides lets slurmd believe slurm.conf).
+# PREEMPT: off (default), requeue or user-signal.
 write_slurm_conf() {
-  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6 cpus=${7:-4}
-  local prefix i name cpu_list="" gpu_list=""
+  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6 cpus=${7:-4} preempt=${8:-off}
+  local prefix i name cpu_list="" gpu_list="" kill_wait=5
+  [[ $preempt == off ]] || kill_wait=30
   prefix=$(net_prefix "$id")
 
   {
@@ -58,13 +70,25 @@ PlugStackConfig=$CL_ETC/plugstack.conf
 GresTypes=gpu
 ReturnToService=2
 InactiveLimit=0
-KillWait=5
+KillWait=$kill_wait
 MinJobAge=30
 MessageTimeout=10
 SlurmctldTimeout=30
 SlurmdTimeout=30
 Waittime=0
 EOF
+    if [[ $preempt != off ]]; then
+      cat <<EOF
+# Preemption by partition priority: a job of partition high requeues jobs of
+# the lower tiers; their steps get SIGCONT+SIGTERM, then GraceTime seconds.
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+JobRequeue=1
+EOF
+      if [[ $preempt == user-signal ]]; then
+        echo "SlurmctldParameters=preempt_send_user_signal"
+      fi
+    fi
     for ((i = 1; i <= ncpu + ngpu; i++)); do
       name=fn$i
       if ((i <= ncpu)); then
@@ -76,6 +100,10 @@ EOF
       fi
     done
     echo "PartitionName=cpu Nodes=$cpu_list Default=YES MaxTime=INFINITE State=UP"
+    if [[ $preempt != off ]]; then
+      echo "PartitionName=low Nodes=$cpu_list MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE GraceTime=30"
+      echo "PartitionName=high Nodes=$cpu_list MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF"
+    fi
     if [[ -n $gpu_list ]]; then
       echo "PartitionName=gpu Nodes=$gpu_list MaxTime=INFINITE State=UP"
     fi
