@@ -14,7 +14,7 @@
 # Preemption (PREEMPT not "off", only for the tests that need it): the cpu
 # hosts also form partitions `low` (PriorityTier=1, GraceTime=30) and `high`
 # (PriorityTier=2, never preempted); a job of `high` preempts jobs of `low`
-# and `cpu` by requeueing them (PreemptType=preempt/partition_prio,
+# (only: `cpu` has PreemptMode=OFF) by requeueing them (PreemptType=preempt/partition_prio,
 # PreemptMode=REQUEUE, JobRequeue=1), and KillWait is Slurm's default 30 s
 # (the time between SIGTERM and SIGKILL when a job is requeued, cancelled or
 # its GraceTime ends; 5 s otherwise). "user-signal" adds
@@ -99,8 +99,10 @@ EOF
         gpu_list+=${gpu_list:+,}$name
       fi
     done
-    echo "PartitionName=cpu Nodes=$cpu_list Default=YES MaxTime=INFINITE State=UP"
-    if [[ $preempt != off ]]; then
+    if [[ $preempt == off ]]; then
+      echo "PartitionName=cpu Nodes=$cpu_list Default=YES MaxTime=INFINITE State=UP"
+    else
+      echo "PartitionName=cpu Nodes=$cpu_list Default=YES MaxTime=INFINITE State=UP PreemptMode=OFF"
       echo "PartitionName=low Nodes=$cpu_list MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE GraceTime=30"
       echo "PartitionName=high Nodes=$cpu_list MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF"
     fi
