@@ -1,6 +1,7 @@
 // `slipway sbatch FILE [--dry-run]`: writes the batch script of a program
 // (jobscripts/: one heterogeneous-job component per resource shape, graceful
-// stop before the time limit, requeue on request, body `slipway launch FILE`)
+// stop before the time limit, requeue on request, a job array of one run per
+// task on request, body `slipway launch FILE`)
 // and submits it with sbatch, or prints it with --dry-run. This is also where
 // `sbatch --program=FILE` lands (the SPANK plugin execs it).
 #include <cstdio>
@@ -29,6 +30,7 @@ struct SbatchOptions {
   bool requeue = false;
   std::uint32_t max_requeues = 10;
   std::uint32_t grace_seconds = 120;
+  std::string array;
 };
 
 // The slipway the batch script runs: $SLIPWAY_BIN, else this executable.
@@ -58,6 +60,7 @@ int run_sbatch(const SbatchOptions& o) {
   options.requeue = o.requeue;
   options.max_requeues = o.max_requeues;
   options.grace_seconds = o.grace_seconds;
+  options.array = o.array;
   const jobscripts::BatchScript script = jobscripts::render_batch_script(*program, options);
   if (!script.text) {
     std::fprintf(stderr, "%s: %s\n", o.path.c_str(), script.error.c_str());
@@ -95,16 +98,24 @@ void register_sbatch(CLI::App& app, CommandContext& ctx) {
       ->type_name("ARG")
       ->allow_extra_args(false);
   cmd->add_flag("--requeue", o->requeue,
-                "When the time limit is near, stop the program and requeue the whole job "
-                "(also lets Slurm requeue it after a node failure)");
+                "When the time limit is near, stop the program (after its checkpoint notice) and "
+                "requeue the job, which resumes the same run; also lets Slurm requeue it after a "
+                "node failure or a preemption");
   cmd->add_option("--max-requeues", o->max_requeues,
                   "With --requeue: how many times at most (default 10)")
       ->type_name("N")
       ->check(CLI::Range(0u, 100000u));
   cmd->add_option("--grace", o->grace_seconds,
-                  "Seconds before the time limit at which the program is stopped (default 120)")
+                  "Seconds before the time limit at which the program gets its checkpoint notice "
+                  "and is stopped (default 120)")
       ->type_name("SECONDS")
       ->check(CLI::Range(1u, jobscripts::kMaxGraceSeconds));
+  cmd->add_option("--array", o->array,
+                  "Submit a job array: each task (SLIPWAY_ARRAY_TASK in its tasks) runs the "
+                  "program as a run of its own, requeued by its own id; RANGE as sbatch's, "
+                  "e.g. 0-9 or 0-9%2")
+      ->type_name("RANGE")
+      ->check([](const std::string& range) { return jobscripts::array_range_error(range); });
   cmd->footer(
       "The job has one component per resource shape (partition, constraint, account,\n"
       "qos, cpus, gpus, memory), as a heterogeneous job when there are several; elastic\n"

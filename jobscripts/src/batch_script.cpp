@@ -71,7 +71,42 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+// Consumes a number of 1 to 9 digits at `pos`.
+bool take_number(std::string_view text, std::size_t& pos) {
+  const std::size_t begin = pos;
+  while (pos < text.size() && pos - begin < 10 && text[pos] >= '0' && text[pos] <= '9') ++pos;
+  return pos > begin && pos - begin <= 9;
+}
+
+// INDEXES[%LIMIT]: INDEXES is N, N-M or N-M:STEP, comma-separated.
+bool array_range_syntax(std::string_view range) {
+  std::size_t pos = 0;
+  for (;;) {
+    if (!take_number(range, pos)) return false;
+    if (pos < range.size() && range[pos] == '-') {
+      if (!take_number(range, ++pos)) return false;
+      if (pos < range.size() && range[pos] == ':' && !take_number(range, ++pos)) return false;
+    }
+    if (pos == range.size()) return true;
+    if (range[pos] == '%') return take_number(range, ++pos) && pos == range.size();
+    if (range[pos] != ',') return false;
+    ++pos;
+  }
+}
+
 }  // namespace
+
+std::string array_range_error(std::string_view range) {
+  if (range.empty() || range.size() > kMaxArrayRangeBytes) {
+    return "the array range must be 1 to " + std::to_string(kMaxArrayRangeBytes) + " characters";
+  }
+  if (!array_range_syntax(range)) {
+    return "the array range '" + std::string(range) +
+           "' is not one sbatch accepts: give indexes like 0-9, 1,3,5, 0-20:4, optionally with "
+           "%LIMIT (tasks running at once), e.g. 0-9%2";
+  }
+  return {};
+}
 
 std::string shell_quote(std::string_view value) {
   std::string out = "'";
@@ -102,6 +137,18 @@ BatchScript render_batch_script(const core::Program& program, const BatchOptions
     result.error = "the program has no nodes: nothing to submit";
     return result;
   }
+  if (!options.array.empty()) {
+    if (std::string why = array_range_error(options.array); !why.empty()) {
+      result.error = why;
+      return result;
+    }
+    if (components.size() > 1) {
+      result.error = "the program needs a heterogeneous job (" + std::to_string(components.size()) +
+                     " components: one per resource shape) and Slurm cannot make one a job array; "
+                     "give its nodes one shape, or submit one job per run without --array";
+      return result;
+    }
+  }
   const std::uint32_t time = program_time_minutes(program);
 
   Writer w;
@@ -118,6 +165,11 @@ BatchScript render_batch_script(const core::Program& program, const BatchOptions
     w.line("#SBATCH --open-mode=append");  // keep the output of every run
   } else {
     w.line("#SBATCH --no-requeue");
+  }
+  if (!options.array.empty()) {
+    w.line("# Job array: each task runs the program as a run of its own, with");
+    w.line("# SLIPWAY_ARRAY_TASK=$SLURM_ARRAY_TASK_ID in every task of it.");
+    w.option("array", options.array);
   }
   for (std::size_t i = 0; i < components.size(); ++i) {
     const Component& c = components[i];

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The generated script's stop and requeue, on the real cluster, with a
 # stand-in for `slipway launch` (SLIPWAY_BIN): SIGUSR1 to the batch shell (what
-# --signal=B:USR1@GRACE sends before the time limit) stops slipway with
-# SIGTERM and, with --requeue --max-requeues=1, requeues the job once; the
-# second run, stopped the same way, ends the job.
+# --signal=B:USR1@GRACE sends before the time limit) reaches slipway as
+# SIGUSR1 (its checkpoint notice) and, with --requeue --max-requeues=1, the
+# job is requeued once; the second run, stopped the same way, ends the job.
 #   graceful_requeue.sh SLIPWAY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,10 +27,10 @@ scancel --batch --signal=USR1 "$job"
 wait_for 30 "the second stop" stopped 2
 wait_for 30 "the job to end" bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
 
-assert_eq "start 0 launch $here/two-parts.toml
-stopped
-start 1 launch $here/two-parts.toml
-stopped" "$(cat "$FAKE_SLIPWAY_LOG")" "runs of the program"
+assert_eq "start 0 - launch $here/two-parts.toml
+stopped USR1
+start 1 - launch $here/two-parts.toml
+stopped USR1" "$(cat "$FAKE_SLIPWAY_LOG")" "runs of the program"
 log=$(cat "job-$job.out")
 assert_contains "$log" "slipway: requeueing job $job (restart 1 of 1)" "first stop"
 assert_contains "$log" "slipway: job $job was requeued 1 times already: not again" "second stop"

@@ -64,8 +64,55 @@ TEST_CASE("the body runs slipway launch on the topology", "[jobscripts][script]"
   CHECK_THAT(t, Catch::Contains("topology='/jobs/it'\\''s.toml'\n"));
   CHECK_THAT(t, Catch::Contains("requeue=0\n"));
   CHECK_THAT(t, Catch::Contains("\"$slipway\" launch \"$topology\" &\n"));
-  CHECK_THAT(t, Catch::Contains("trap on_time_limit USR1\n"));
+  CHECK_THAT(t, Catch::Contains("trap on_warning USR1\n"));
+  CHECK_THAT(t, Catch::Contains("trap on_terminate TERM\n"));
   CHECK(t.find("{{") == std::string::npos);
+}
+
+TEST_CASE("the body requeues the run's own job, an array task by its array id", "[jobscripts][script]") {
+  const auto script = render_batch_script(program_from(kTwoShapes), options());
+  REQUIRE(script.text);
+  const std::string& t = *script.text;
+  CHECK_THAT(t, Catch::Contains("job=${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}\n"));
+  CHECK_THAT(t, Catch::Contains("scontrol requeue \"$job\""));
+  CHECK(t.find("requeue \"$SLURM_JOB_ID\"") == std::string::npos);
+  // SIGUSR1 reaches the batch shell alone (B:): it is passed on as it came.
+  CHECK_THAT(t, Catch::Contains("kill -USR1 \"$launcher\""));
+}
+
+TEST_CASE("an array job: one #SBATCH --array line", "[jobscripts][script][array]") {
+  auto o = options();
+  o.array = "0-2%2";
+  const auto script = render_batch_script(
+      program_from("[program]\nname = \"one\"\n[node.a]\ncommand = \"a\"\nreplicas = 2\n"), o);
+  REQUIRE(script.text);
+  CHECK_THAT(*script.text, Catch::Contains("#SBATCH --no-requeue\n# Job array: each task runs"));
+  CHECK_THAT(*script.text, Catch::Contains("SLIPWAY_ARRAY_TASK=$SLURM_ARRAY_TASK_ID"));
+  CHECK(count(*script.text, "#SBATCH --array=0-2%2\n") == 1);
+  CHECK(render_batch_script(program_from(kTwoShapes), options()).text->find("--array") ==
+        std::string::npos);
+}
+
+TEST_CASE("a heterogeneous program cannot be an array", "[jobscripts][script][array]") {
+  auto o = options();
+  o.array = "0-2";
+  const auto script = render_batch_script(program_from(kTwoShapes), o);
+  CHECK_FALSE(script.text);
+  CHECK_THAT(script.error, Catch::Contains("heterogeneous job (2 components"));
+  CHECK_THAT(script.error, Catch::Contains("cannot make one a job array"));
+}
+
+TEST_CASE("array ranges as sbatch writes them", "[jobscripts][array]") {
+  for (const char* good : {"0", "0-2", "1,3,5", "0-20:4", "0-9%2", "1-3,7,10-20:5%3", "999999999"}) {
+    INFO(good);
+    CHECK(array_range_error(good).empty());
+  }
+  for (const char* bad : {"", "-1", "0-", "0--2", "a-b", "0-2%", "%2", "0,,1", "0-2:", "0 -2", "1,",
+                          "0-2%2%2", "1234567890", "0;rm"}) {
+    INFO(bad);
+    CHECK_THAT(array_range_error(bad), Catch::Contains("array range"));
+  }
+  CHECK_THAT(array_range_error(std::string(1001, '1')), Catch::Contains("1 to 1000 characters"));
 }
 
 TEST_CASE("a single shape is a plain job", "[jobscripts][script]") {
