@@ -12,19 +12,17 @@ and exits 0.
 
 It resumes (docs/resume.md): every 10 steps, on a checkpoint notice and on
 SIGTERM it saves its step, weight and what it heard to learner.json in its
-node's state directory ($SLIPWAY_STATE_DIR, a temporary file renamed over
-the old one), and at start it reloads that file when there is one
-(`learner: resumed at step S (resume R)`, S the steps it had done) and
-goes on from the next step. On a notice that stops the program it saves
-and exits 0 at once. Without a state directory (outside slipway) it saves
-nothing."""
+node's state directory ($SLIPWAY_STATE_DIR, atomically: sw.save_state),
+and at start it reloads that file when there is one (`learner: resumed at
+step S (resume R)`, S the steps it had done) and goes on from the next
+step. On a notice that stops the program it saves and exits 0 at once.
+Without a state directory (outside slipway) it saves nothing."""
 import argparse
 import json
 import os
 import pickle
 import socketserver
 import sys
-import tempfile
 import threading
 import time
 
@@ -46,21 +44,9 @@ STATE = os.path.join(sw.state_dir(), "learner.json") if sw.state_dir() else None
 
 
 def save(state):
-    """Writes `state` to STATE atomically: a reader (the next start) finds the
-    old file or the new one, whole. Each call has its own temporary file, so
-    a save on SIGTERM may interrupt another one."""
-    if STATE is None:
-        return
-    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(STATE), prefix=".learner.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, STATE)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Writes `state` to STATE atomically (the next start finds the old file or
+    the new one, whole); nothing outside slipway."""
+    sw.save_state("learner.json", lambda f: f.write(json.dumps(state).encode()))
 
 
 def load():

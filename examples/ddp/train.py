@@ -7,16 +7,15 @@ allreduce, and checks that every rank ends with the same weights.
 
 It resumes (docs/resume.md): after each epoch rank 0 saves the model, the
 optimizer and the epoch to ddp.pt in the node's state directory
-($SLIPWAY_STATE_DIR, torch.save to a temporary file renamed over the old
-one), and at start every rank loads that file when there is one
-(`rank R/W: resumed at epoch E (resume N)`, E the epochs done) and goes on
-with the next epoch. A checkpoint notice that stops the program ends the
-world after its epoch: the ranks agree on it by an allreduce, so none waits
-for another. Outside slipway (no state directory) it saves nothing; under
-torchrun without slipway's package it trains as well."""
+($SLIPWAY_STATE_DIR, atomically: torch.save into sw.save_state), and at
+start every rank loads that file when there is one (`rank R/W: resumed at
+epoch E (resume N)`, E the epochs done) and goes on with the next epoch.
+A checkpoint notice that stops the program ends the world after its
+epoch: the ranks agree on it by an allreduce, so none waits for another.
+Outside slipway (no state directory) it saves nothing; under torchrun
+without slipway's package it trains as well."""
 import argparse
 import os
-import tempfile
 import threading
 
 import torch
@@ -42,16 +41,8 @@ STATE = os.path.join(sw.state_dir(), "ddp.pt") if sw is not None and sw.state_di
 def save(model, optimizer, epoch):
     """Rank 0's checkpoint, atomically: the next start finds the old file or
     the new one, whole."""
-    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(STATE), prefix=".ddp.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save({"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, STATE)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    sw.save_state("ddp.pt", lambda f: torch.save(
+        {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, f))
 
 
 dist.init_process_group(backend="gloo", init_method="env://")

@@ -15,7 +15,7 @@ limiters), slipway.rpc (pickled courier RPC, batched_handler, and the trust
 model: only tasks of the same program are unpickled), slipway.launch,
 slipway.lifecycle (stop, wait_for_stop, stop_event, stop handlers),
 slipway.checkpoint (checkpoint notices: checkpoint_requested,
-on_checkpoint), slipway.resume (resume_count, state_dir),
+on_checkpoint), slipway.resume (resume_count, state_dir, save_state),
 slipway.program_node (what each task runs), slipway.shipping (nodes
 pickled with cloudpickle for their tasks).
 
@@ -29,11 +29,12 @@ from .lifecycle import register_stop_handler, stop, stop_event, wait_for_stop
 from .nodes import (CourierNode, ExecNode, Fifo, Lifo, MaxHeap, MinHeap, MinSize, Prioritized, PyNode,
                     ReplayNode, SampleToInsertRatio, Table, Uniform)
 from .program import Handle, Program, ProgramError
-from .resume import resume_count, state_dir
+from .resume import resume_count, save_state, state_dir
 from .rpc import CourierClient, RemoteError, batched_handler
 
 __all__ = ["Program", "ProgramError", "Handle", "PyNode", "CourierNode", "ReplayNode", "ExecNode",
            "Table", "Uniform", "Fifo", "Lifo", "MaxHeap", "MinHeap", "Prioritized", "MinSize",
            "SampleToInsertRatio", "launch", "Outcome", "TopologyError", "stop", "stop_event",
            "wait_for_stop", "register_stop_handler", "batched_handler", "CourierClient",
-           "RemoteError", "Notice", "checkpoint_requested", "on_checkpoint", "resume_count", "state_dir"]
+           "RemoteError", "Notice", "checkpoint_requested", "on_checkpoint", "resume_count", "state_dir",
+           "save_state"]

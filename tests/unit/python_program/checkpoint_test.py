@@ -1,7 +1,7 @@
 """Unit tests of the checkpoint notice and resume API (unit:python_program:checkpoint):
 python/slipway/checkpoint.py (checkpoint_requested, on_checkpoint, the
 watcher thread and SIGTERM) and python/slipway/resume.py (resume_count,
-state_dir). No slipway runs: the tests write $SLIPWAY_NOTICE_FILE
+state_dir, save_state). No slipway runs: the tests write $SLIPWAY_NOTICE_FILE
 themselves, as the task agent does (a temporary file renamed over it), and
 drive child Python processes with it and with signals."""
 
@@ -201,6 +201,32 @@ class ReadTest(unittest.TestCase):
                 os.environ.pop(name, None)
                 if value is not None:
                     os.environ[name] = value
+
+
+    def test_save_state(self):
+        saved = os.environ.pop("SLIPWAY_STATE_DIR", None)
+        try:
+            self.assertIsNone(sw.save_state("x.json", lambda f: f.write(b"never")))
+            os.environ["SLIPWAY_STATE_DIR"] = self.directory.name
+            path = sw.save_state("x.json", lambda f: f.write(b"first"))
+            self.assertEqual(path, os.path.join(self.directory.name, "x.json"))
+            self.assertEqual(sw.save_state("x.json", lambda f: f.write(b"second")), path)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), b"second")
+
+            def half_then_fail(f):
+                f.write(b"half")
+                raise OSError("disk full")
+            with self.assertRaisesRegex(OSError, "disk full"):
+                sw.save_state("x.json", half_then_fail)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), b"second")   # the old file, whole
+            self.assertEqual(sorted(os.listdir(self.directory.name)), ["x.json"])   # no temporary left
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        finally:
+            os.environ.pop("SLIPWAY_STATE_DIR", None)
+            if saved is not None:
+                os.environ["SLIPWAY_STATE_DIR"] = saved
 
 
 class HandlerTest(unittest.TestCase):
