@@ -73,6 +73,7 @@ _sigterm_previous = None        # the SIGTERM handler before ours
 _start = threading.Lock()       # on_checkpoint()'s start of the watcher and of the SIGTERM handler
 _watcher = None
 _sigterm_installed = False
+_thread_warned = False          # said that on_checkpoint() came from another thread
 
 
 def _say(text):
@@ -243,7 +244,7 @@ def on_checkpoint(fn):
     a time; keep them short (the notice's deadline) and do not take a lock
     that the main thread may hold: on SIGTERM they run in the main thread,
     between two of its statements."""
-    global _watcher, _sigterm_installed, _sigterm_previous
+    global _watcher, _sigterm_installed, _sigterm_previous, _thread_warned
     if not callable(fn):
         raise TypeError("sw.on_checkpoint() takes a function of one argument (the notice), not %r" % (fn,))
     _handlers.append([fn, 0])
@@ -255,7 +256,8 @@ def on_checkpoint(fn):
             if threading.current_thread() is threading.main_thread():
                 _sigterm_previous = signal.signal(signal.SIGTERM, _on_sigterm)
                 _sigterm_installed = True
-            else:
+            elif not _thread_warned:
+                _thread_warned = True
                 _say("sw.on_checkpoint() was called outside the main thread: SIGTERM will not run the "
                      "checkpoint handlers until it is called from the main thread")
     return fn
