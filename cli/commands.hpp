@@ -23,6 +23,7 @@ void register_run(CLI::App& app, CommandContext& ctx);
 void register_launch(CLI::App& app, CommandContext& ctx);
 void register_status(CLI::App& app, CommandContext& ctx);
 void register_stop(CLI::App& app, CommandContext& ctx);
+void register_checkpoint(CLI::App& app, CommandContext& ctx);
 void register_scale(CLI::App& app, CommandContext& ctx);
 void register_keeper(CLI::App& app, CommandContext& ctx);
 void register_runs(CLI::App& app, CommandContext& ctx);

@@ -34,6 +34,7 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
   auto options = std::make_shared<launch::SlurmLaunchOptions>();
   auto grace_s = std::make_shared<double>(10.0);
   auto wire_s = std::make_shared<double>(300.0);
+  auto notice_s = std::make_shared<double>(10.0);
   auto* cmd = app.add_subcommand(
       "launch", "Run a program as job steps of a Slurm allocation (obtains one with salloc if needed)");
   cmd->add_option("FILE", options->topology_path, "Topology file (TOML)")->required()->check(reread_file("launch"));
@@ -47,6 +48,7 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--grace", *grace_s, "Seconds between SIGTERM and SIGKILL when stopping tasks (default 10)")
       ->type_name("SECONDS")
       ->check(seconds_between(0, 86400, false));
+  add_notice_window_option(cmd, *notice_s);
   cmd->add_option("--wire-timeout", *wire_s,
                   "Seconds a task waits for the addresses of the nodes it handles (default 300)")
       ->type_name("SECONDS")
@@ -58,11 +60,14 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
   cmd->footer(
       "Inside an allocation (salloc, sbatch) each task becomes a job step on the host the plan\n"
       "gives it; a failed task is resubmitted as a new step within max_retries, away from a host\n"
-      "that was lost. Exit status as `slipway run`.");
-  cmd->callback([&ctx, options, grace_s, wire_s, verdict_file] {
+      "that was lost. A requeued job resumes the run of its first start (docs/resume.md):\n"
+      "SIGTERM, SIGINT, SIGUSR1 and SIGUSR2 first give every task a checkpoint notice.\n"
+      "Exit status as `slipway run`.");
+  cmd->callback([&ctx, options, grace_s, wire_s, notice_s, verdict_file] {
     options->exec_path = sibling_program("slipway-exec");
     options->self_path = self_program();
     options->grace = std::chrono::milliseconds(static_cast<long long>(*grace_s * 1000));
+    options->notice_window = std::chrono::milliseconds(static_cast<long long>(*notice_s * 1000));
     options->wire_timeout = std::chrono::milliseconds(static_cast<long long>(*wire_s * 1000));
     auto program = load_program(options->topology_path);
     if (!program) {

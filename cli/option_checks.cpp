@@ -51,6 +51,15 @@ std::optional<core::LocalAllocationOptions> allocation_options(const AllocationA
   return out;
 }
 
+void add_notice_window_option(CLI::App* cmd, double& seconds) {
+  cmd->add_option("--notice-window", seconds,
+                  "Seconds tasks that hear checkpoint notices (notice_signal, replay nodes) may run\n"
+                  "after the notice a stopping signal brings, to save their state (default 10; 0: no\n"
+                  "notice, stop at once)")
+      ->type_name("SECONDS")
+      ->check(seconds_between(0, 86400, false));
+}
+
 CLI::Validator seconds_between(double min, double max, bool min_exclusive) {
   const std::string range = (min_exclusive ? "more than " : "from ") + number_text(min) + " " +
                             (min_exclusive ? "and at most " : "to ") + number_text(max);

@@ -32,6 +32,9 @@ std::optional<core::LocalAllocationOptions> allocation_options(const AllocationA
 // when `min_exclusive`): refuses nan, inf and anything outside, naming the range.
 CLI::Validator seconds_between(double min, double max, bool min_exclusive);
 
+// --notice-window SECONDS of `run` and `launch` (docs/resume.md).
+void add_notice_window_option(CLI::App* cmd, double& seconds);
+
 // A topology FILE argument that is read again later (sbatch, launch): "-"
 // (standard input) is refused, with what to do instead.
 CLI::Validator reread_file(const char* command);

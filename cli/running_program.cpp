@@ -15,9 +15,14 @@ namespace slipway::cli {
 
 std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
                                                        const std::string& run_root,
-                                                       rendezvous::ClientOptions options) {
+                                                       rendezvous::ClientOptions options,
+                                                       std::string* run_directory) {
   const char* endpoint = std::getenv(core::env::kRendezvous);
   if (which.empty() && endpoint && *endpoint && std::getenv(core::env::kToken)) {
+    if (run_directory) {
+      const char* own = std::getenv(core::env::kRunDir);
+      *run_directory = own ? own : "";
+    }
     return rendezvous::Client::connect_observer_from_environment(std::move(options));
   }
   std::string root = run_root.empty() ? launch::default_run_root() : run_root;
@@ -26,6 +31,7 @@ std::unique_ptr<rendezvous::Client> connect_to_program(const std::string& which,
   if (!dir) throw std::runtime_error(error);
   auto contact = launch::read_contact(*dir);
   if (!contact) throw std::runtime_error("no rendezvous contact in " + *dir + " (is it a run directory?)");
+  if (run_directory) *run_directory = *dir;
   try {
     return rendezvous::Client::connect_observer(contact->endpoint, contact->token, std::move(options));
   } catch (const std::exception& e) {

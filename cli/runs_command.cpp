@@ -59,11 +59,11 @@ void print_runs(const std::vector<launch::RunRecord>& runs) {
     name_width = std::max(name_width, r.name.size());
     program_width = std::max(program_width, r.program.size());
   }
-  std::printf("%-*s  %-*s  %-19s  %-7s  %s\n", static_cast<int>(name_width), "RUN",
-              static_cast<int>(program_width), "PROGRAM", "START", "STATE", "EXIT");
+  std::printf("%-*s  %-*s  %-19s  %-7s  %-7s  %s\n", static_cast<int>(name_width), "RUN",
+              static_cast<int>(program_width), "PROGRAM", "START", "RESUMES", "STATE", "EXIT");
   for (const auto& r : runs) {
-    std::printf("%-*s  %-*s  %-19s  %-7s  %s\n", static_cast<int>(name_width), r.name.c_str(),
-                static_cast<int>(program_width), r.program.c_str(), local_time(r.started).c_str(),
+    std::printf("%-*s  %-*s  %-19s  %-7u  %-7s  %s\n", static_cast<int>(name_width), r.name.c_str(),
+                static_cast<int>(program_width), r.program.c_str(), local_time(r.started).c_str(), r.resumes,
                 launch::to_string(r.state), r.exit_code ? std::to_string(*r.exit_code).c_str() : "-");
   }
 }
@@ -133,7 +133,8 @@ void register_runs(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--dry-run", o->dry_run, "With --prune: list what would be removed, remove nothing")
       ->needs(prune);
   cmd->footer(
-      "Columns: RUN (the run directory's name), PROGRAM, START (local time), STATE, EXIT.\n"
+      "Columns: RUN (the run directory's name), PROGRAM, START (local time), RESUMES (times resumed),\n"
+      "STATE, EXIT.\n"
       "STATE is running, done (exit 0), failed (EXIT says how: 1 a task failed, 2 invalid\n"
       "topology, 128+N stopped by signal N) or lost (no exit status and no launcher: it was\n"
       "killed, or ran on a host that is gone).\n"

@@ -5,6 +5,7 @@
 
 #include "slipway/core/contract.hpp"
 #include "slipway/core/live_plan.hpp"
+#include "slipway/launch/run_counters.hpp"
 
 #include "commands.hpp"
 #include "running_program.hpp"
@@ -42,14 +43,20 @@ void register_status(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
   cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
-  cmd->footer("Columns: NODE REPLICA HOST ATTEMPT EPOCH STATE UPTIME PID. EPOCH is the epoch\n"
+  cmd->footer("First the run directory and its resume count (docs/resume.md), then the tasks.\n"
+              "Columns: NODE REPLICA HOST ATTEMPT EPOCH STATE UPTIME PID. EPOCH is the epoch\n"
               "of the node's world (- for a node in none); STATE is running, done,\n"
               "exited(N) or failed (its agent vanished). Then, for elastic nodes: NODE,\n"
               "SIZE (replicas live now), MIN:MAX, EPOCH and the live REPLICAS.");
   cmd->callback([&ctx, which, run_root] {
     try {
-      auto client = connect_to_program(*which, *run_root);
+      std::string run_dir;
+      auto client = connect_to_program(*which, *run_root, {}, &run_dir);
       auto snapshot = client->members();
+      if (!run_dir.empty()) {
+        const auto resume = launch::read_resume(run_dir);
+        std::printf("run %s (resume %u)\n\n", run_dir.c_str(), resume ? resume->resume : 0u);
+      }
       std::map<std::string, std::string> epochs;  // by node: its world's epoch now
       std::map<std::string, core::LiveRecord> elastic;  // by node: its live/NODE
       for (const auto& m : snapshot.members) {

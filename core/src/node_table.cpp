@@ -3,6 +3,7 @@
 // document.
 #include "node_table.hpp"
 
+#include <csignal>
 #include <algorithm>
 #include <array>
 
@@ -180,12 +181,34 @@ const std::vector<std::string_view>& framework_names() {
   return names;
 }
 
+// notice_signal: the signals a command may take a checkpoint notice by.
+constexpr std::pair<std::string_view, int> kNoticeSignals[] = {
+    {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},
+    {"SIGTERM", SIGTERM}, {"SIGQUIT", SIGQUIT}, {"SIGALRM", SIGALRM}, {"SIGCONT", SIGCONT},
+    {"SIGPWR", SIGPWR},   {"SIGWINCH", SIGWINCH}};
+
+std::optional<int> notice_signal_from_name(std::string_view s) {
+  for (const auto& [name, number] : kNoticeSignals) {
+    if (s == name) return number;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string_view>& notice_signal_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const auto& entry : kNoticeSignals) out.push_back(entry.first);
+    return out;
+  }();
+  return names;
+}
+
 const std::vector<std::string_view>& node_type_names() {
   static const std::vector<std::string_view> names{"exec", "courier", "replay"};
   return names;
 }
 
-const std::array<NodeKey, 25> kNodeKeys{{
+const std::array<NodeKey, 26> kNodeKeys{{
     {"command", false,
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
        n.command.where = location_of(v);
@@ -288,6 +311,10 @@ const std::array<NodeKey, 25> kNodeKeys{{
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
        n.workdir.where = location_of(v);
        if (auto s = r.nonempty_string(v, what)) n.workdir.value = std::move(*s);
+     }},
+    {"notice_signal", true,
+     [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {
+       read_enum(r, v, n.notice_signal, what, &notice_signal_from_name, notice_signal_names());
      }},
     {"daemon", true,
      [](Reader& r, const toml::node& v, NodeSpec& n, const std::string& what) {

@@ -44,6 +44,7 @@ json node_to_json(const NodeSpec& n) {
               {"env", env},
               {"workdir", n.workdir.value},
               {"daemon", n.daemon.value},
+              {"notice_signal", n.notice_signal.value},
               {"max_retries", n.max_retries.value},
               {"colocate", n.colocate.value},
               {"nodes", n.hosts.value},
@@ -158,6 +159,7 @@ NodeSpec node_from_json(const In& in) {
   }
   n.workdir = at_unknown(in.string("workdir"));
   n.daemon = at_unknown(in.boolean("daemon"));
+  n.notice_signal = at_unknown(static_cast<int>(in.u32("notice_signal", 64)));
   n.max_retries = at_unknown(in.u32("max_retries", limits::kMaxRetries));
   n.colocate = at_unknown(in.string("colocate"));
   n.hosts = at_unknown(in.u32("nodes", limits::kMaxHosts));

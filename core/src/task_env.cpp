@@ -56,6 +56,14 @@ std::vector<std::string> address_file_notes(const Program& program) {
 
 std::string address_directory(std::string_view run_dir) { return std::string(run_dir) + "/addrs"; }
 
+std::string state_directory(std::string_view run_dir, std::string_view node) {
+  return std::string(run_dir) + "/state/" + std::string(node);
+}
+
+std::string notice_file(std::string_view run_dir, std::string_view task_name) {
+  return std::string(run_dir) + "/notice/" + std::string(task_name);
+}
+
 std::string address_file_name(std::string_view node, std::string_view port) {
   return std::string(node) + "." + std::string(port);
 }
@@ -97,7 +105,13 @@ EnvMap task_environment(const Plan& plan, const Task& task, TaskLaunch launch,
   for (const EnvVar& var : node.env) env[var.name.value] = var.value.value;
   const EnvMap files =
       options.address_dir.empty() ? EnvMap{} : address_file_environment(plan, task, options.address_dir);
+  EnvMap run_files;
+  if (!options.run_dir.empty()) {
+    run_files[env::kStateDir] = state_directory(options.run_dir, task.node);
+    run_files[env::kNoticeFile] = notice_file(options.run_dir, task.name());
+  }
   for (const EnvMap& layer : {ucx_environment(node), contract_environment(plan, task, launch, addresses), files,
+                              run_files,
                               replay_environment(node),
                               framework_environment(plan, task, launch, addresses),
                               gpu_environment(task, options.launcher_binds_gpus && plan.host(task).gpus > 0)}) {

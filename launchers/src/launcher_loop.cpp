@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
+#include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/core/live_plan.hpp"
 #include "slipway/base/write_all.hpp"
@@ -53,6 +55,8 @@ const char* signal_name(int sig) {
     case SIGTERM: return "SIGTERM";
     case SIGHUP: return "SIGHUP";
     case SIGQUIT: return "SIGQUIT";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
     default: return "a signal";
   }
 }
@@ -90,7 +94,72 @@ std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
 
 std::vector<std::string> LauncherLoop::unit_environment() const {
   return {std::string(core::env::kRendezvous) + "=" + control_->endpoint(), std::string(core::env::kToken) + "=" + control_->token(),
-          std::string(core::env::kRunDir) + "=" + run_dir_.path()};
+          std::string(core::env::kRunDir) + "=" + run_dir_.path(),
+          std::string(core::env::kResume) + "=" + std::to_string(run_dir_.resume_count())};
+}
+
+void export_run_environment(const RunDirectory& run_dir) {
+  ::setenv(core::env::kResume, std::to_string(run_dir.resume_count()).c_str(), 1);
+  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (array_task && *array_task && std::getenv("SLURM_ARRAY_JOB_ID")) {
+    ::setenv(core::env::kArrayTask, array_task, 1);
+  } else {
+    ::unsetenv(core::env::kArrayTask);
+  }
+}
+
+Clock::time_point LauncherLoop::publish_notice(const std::string& reason, bool stop) {
+  const auto now = Clock::now();
+  const auto deadline = now + notice_window_;
+  core::CheckpointNotice notice;
+  notice.seq = ++notice_seq_;
+  notice.reason = reason;
+  notice.stop = stop;
+  notice.deadline_unix_ms = std::chrono::duration_cast<milliseconds>(
+                                (std::chrono::system_clock::now() + notice_window_).time_since_epoch())
+                                .count();
+  const std::string text = core::format_notice(notice);
+  control_->server().put(std::string(core::keys::kCheckpointNotice), text);
+  notice_published(text);
+  return deadline;
+}
+
+void LauncherLoop::on_checkpoint_request(const std::string& key) {
+  if (key != core::keys::kCheckpointRequest || supervisor_->stopping()) return;
+  auto value = control_->server().get(key);
+  if (!value) return;
+  control_->server().erase(key);  // the same request again is a new one
+  constexpr std::string_view kStopWord = "stop ";
+  const bool stop = value->starts_with(kStopWord);
+  std::string reason = rendezvous::printable(stop ? value->substr(kStopWord.size()) : *value);
+  if (reason.size() > core::kMaxReasonBytes) reason.resize(core::kMaxReasonBytes);
+  if (!stop) {
+    publish_notice(reason, false);
+    say("checkpoint notice " + std::to_string(notice_seq_) + " to every task: " + reason);
+    return;
+  }
+  const auto deadline = publish_notice(reason, true);
+  say("checkpoint notice " + std::to_string(notice_seq_) + " to every task, then stopping: " + reason);
+  carry_out(supervisor_->stop_with_notice(reason, 128 + SIGTERM, deadline, Clock::now()));
+}
+
+void LauncherLoop::record_launch(const std::vector<std::size_t>& units, int attempt) {
+  for (std::size_t unit : units) {
+    for (std::uint32_t t : units_[unit].tasks) {
+      counters_[plan_.tasks[t].name()] = TaskCounters{task_attempt(attempt), unit_epoch(unit)};
+    }
+  }
+  counters_changed_ = true;
+}
+
+void LauncherLoop::write_counters() {
+  if (!counters_changed_) return;
+  counters_changed_ = false;
+  try {
+    run_dir_.write_file("counters", format_counters(counters_));
+  } catch (const std::exception& e) {
+    say(std::string("warning: a resume of this run would count attempts again from its last record: ") + e.what());
+  }
 }
 
 std::vector<std::string> LauncherLoop::live_arguments() const {
@@ -277,7 +346,9 @@ bool LauncherLoop::unit_starting(std::size_t unit) const {
          !tracker_->held(unit);
 }
 
-int LauncherLoop::unit_epoch(std::size_t unit) const { return supervisor_->task(unit).epoch; }
+int LauncherLoop::unit_epoch(std::size_t unit) const {
+  return supervisor_->task(unit).epoch + (units_[unit].world >= 0 ? epoch_base_ : 0);
+}
 
 std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
     const std::vector<std::size_t>& units) {
@@ -354,6 +425,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
     try {
       UnitHandle carrier = start_units(group, attempt, unit_environment());
       tracker_->started(carrier, group, attempt);
+      record_launch(group, attempt);
     } catch (const NoRoom& e) {
       for (std::size_t unit : group) {
         budget_->release(unit);
@@ -469,7 +541,7 @@ void LauncherLoop::on_member_joined(const MemberJoined& event) {
   const auto& tasks = units_[unit].tasks;
   for (std::size_t k = 0; k < tasks.size(); ++k) {
     if (plan_.tasks[tasks[k]].name() == event.task) {
-      tracker_->task_joined(unit, static_cast<int>(event.attempt), k);
+      tracker_->task_joined(unit, static_cast<int>(event.attempt) - attempt_base_, k);
     }
   }
 }
@@ -478,7 +550,7 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   std::size_t unit = unit_of_task(event.task);
   if (unit >= units_.size()) return;
   UnitHandle carrier = tracker_->carrier_of(unit);
-  int attempt = static_cast<int>(event.attempt);
+  int attempt = static_cast<int>(event.attempt) - attempt_base_;
   if (event.failed) {
     // A held unit (its carrier ended first) gets its verdict now.
     const bool held = tracker_->held(unit);
@@ -511,7 +583,7 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
       // task that joined, ran and ended at once may be reaped before its
       // join is heard. The server's own records say.
       if (!members) members = control_->server().members();
-      const int attempt = supervisor_->task(unit).attempt;
+      const int attempt = task_attempt(supervisor_->task(unit).attempt);
       std::size_t found = 0;
       for (std::uint32_t t : units_[unit].tasks) {
         const std::string name = plan_.tasks[t].name();
@@ -561,6 +633,20 @@ void LauncherLoop::on_signals() {
       kill_all();
       continue;
     }
+    if (notice_window_.count() > 0) {
+      const std::string why = sig == SIGUSR1 || sig == SIGUSR2
+                                  ? std::string("the time limit is near (") + signal_name(sig) + ")"
+                                  : std::string("the launcher received ") + signal_name(sig);
+      const auto deadline = publish_notice(why, true);
+      char window[32];
+      std::snprintf(window, sizeof window, "%.1f", static_cast<double>(notice_window_.count()) / 1000.0);
+      say(std::string("received ") + signal_name(sig) + ", stopping the program: checkpoint notice " +
+          std::to_string(notice_seq_) + " to every task, " + window +
+          " s for those that hear notices (again to kill now)");
+      carry_out(supervisor_->stop_with_notice(std::string("interrupted by ") + signal_name(sig), 128 + sig,
+                                              deadline, Clock::now()));
+      continue;
+    }
     say(std::string("received ") + signal_name(sig) + ", stopping the program (again to kill now)");
     control_->announce_stop(std::string("launcher received ") + signal_name(sig));
     carry_out(supervisor_->stop_requested(std::string("interrupted by ") + signal_name(sig),
@@ -593,6 +679,10 @@ void LauncherLoop::on_wakeup() {
         on_scale_request(key);
         continue;
       }
+      if (key == core::keys::kCheckpointRequest) {
+        on_checkpoint_request(key);
+        continue;
+      }
       if (key.starts_with(core::keys::kAddressPrefix)) {
         const std::size_t begin = core::keys::kAddressPrefix.size();
         addresses_changed.insert(key.substr(begin, key.find('/', begin) - begin));
@@ -614,7 +704,7 @@ void LauncherLoop::on_wakeup() {
 LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) {
     sigaddset(&set, sig);
     signal(sig, SIG_DFL);  // a background shell may have left SIGINT ignored
   }
@@ -656,7 +746,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     for (const auto& handle : node.handles) handled_nodes_.insert(handle.value);
   }
   auto& prefixes = control_options.observed_key_prefixes;
-  for (std::string_view prefix : {core::keys::kScalePrefix, core::keys::kAddressPrefix}) {
+  for (std::string_view prefix : {core::keys::kScalePrefix, core::keys::kAddressPrefix, core::keys::kCheckpointRequest}) {
     if (prefix == core::keys::kAddressPrefix && handled_nodes_.empty()) continue;
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.emplace_back(prefix);
   }
@@ -675,11 +765,26 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     write_address_files(*node.name);  // each file exists before any task starts
   }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
+  {
+    std::vector<std::string> nodes;
+    for (const auto& node : plan_.program.nodes) nodes.push_back(*node.name);
+    run_dir_.make_task_directories(nodes);
+  }
+  if (run_dir_.resume_count() > 0) {
+    // Attempts and epochs go on from the run's last ones (docs/resume.md).
+    counters_ = read_counters(run_dir_.path());
+    for (const auto& [name, c] : counters_) {
+      attempt_base_ = std::max(attempt_base_, c.attempt + 1);
+      epoch_base_ = std::max(epoch_base_, c.epoch + 1);
+    }
+  }
 
   std::vector<SupervisedTaskSpec> specs;
   for (const LaunchUnit& unit : units_) {
     SupervisedTaskSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
     const core::Task& first = plan_.tasks[unit.tasks.front()];
+    const core::NodeSpec& node = plan_.node(first);
+    spec.hears_notice = node.notice_signal.value != 0 || *node.type == core::NodeType::replay;
     spec.idle = unit.tasks.size() == 1 && elastic_->knows(first.node) &&
                 !std::binary_search(elastic_->live(first.node).begin(), elastic_->live(first.node).end(),
                                     first.replica);
@@ -744,6 +849,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     apply_resizes(Clock::now());
     if (!finished_) turn_done();
     start_queued();
+    write_counters();
   }
   // Nothing of the program outlives the launcher.
   base::terminate_descendants(milliseconds(2000));

@@ -64,6 +64,7 @@
 #include "slipway/launch/elastic_nodes.hpp"
 #include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
+#include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
 #include "slipway/launch/unit_handle.hpp"
@@ -74,6 +75,12 @@ namespace slipway::launch {
 // Writes "slipway: MESSAGE" on stderr: the launchers' progress lines (what
 // they start, restart, lose, and how the program finished, when it does).
 void say(const std::string& message);
+
+// Sets SLIPWAY_RESUME (the run's resume count) and SLIPWAY_ARRAY_TASK (the
+// Slurm array task, unset outside arrays) in this process's environment,
+// which every task inherits; called before a launcher's task runner takes
+// its copy of the environment.
+void export_run_environment(const RunDirectory& run_dir);
 
 // What start_units throws when no host has room for a unit now: a
 // replica of an elastic node then shrinks its node instead of failing.
@@ -175,8 +182,13 @@ class LauncherLoop {
   // no carrier yet: it starts later in this turn, or waits for descriptors.
   bool unit_starting(std::size_t unit) const;
   // The epoch of the unit's world its next (or current) start belongs to
-  // (0 outside worlds): what start_units passes on as SLIPWAY_EPOCH.
+  // (0 outside worlds): what start_units passes on as SLIPWAY_EPOCH. In a
+  // resumed run epochs go on from the run's last (epoch_base_).
   int unit_epoch(std::size_t unit) const;
+  // The attempt a unit's tasks are told (SLIPWAY_ATTEMPT, and the attempt
+  // they join the rendezvous with) for the supervisor's `attempt`: the same
+  // in a first start; in a resumed run, counted on from the run's last.
+  int task_attempt(int attempt) const { return attempt + attempt_base_; }
   std::size_t unit_of_task(const std::string& task_name) const;
   ControlPlane& control() { return *control_; }
   // The program as it runs now (core::live_plan of the elastic nodes' live
@@ -185,6 +197,12 @@ class LauncherLoop {
   // slipway-exec's arguments for the same: "--live", "NODE=LIST" per
   // elastic node.
   std::vector<std::string> live_arguments() const;
+  // How long a stop by a signal lets tasks that hear checkpoint notices run
+  // after the notice (docs/resume.md); 0: no notice, the stop of old.
+  void set_notice_window(std::chrono::milliseconds window) { notice_window_ = window; }
+  // A checkpoint notice was published (core/checkpoint_notice.hpp's JSON):
+  // tasks the launcher runs itself get it here. Default: nothing.
+  virtual void notice_published(const std::string& /*notice*/) {}
 
  private:
   void carry_out(const std::vector<Action>& actions);
@@ -209,6 +227,11 @@ class LauncherLoop {
                     std::optional<std::size_t> ended = std::nullopt);
   bool shrink_for(std::size_t unit, const std::string& why);
   void publish_live(const std::string& node);
+  // Publishes the next checkpoint notice; returns its deadline.
+  Clock::time_point publish_notice(const std::string& reason, bool stop);
+  void on_checkpoint_request(const std::string& key);
+  void record_launch(const std::vector<std::size_t>& units, int attempt);
+  void write_counters();
   void write_address_files(const std::string& node);
 
   core::Plan plan_;
@@ -245,6 +268,13 @@ class LauncherLoop {
   std::shared_ptr<const core::Plan> live_plan_;
   std::map<std::string, std::string> address_files_;  // by file name: what it holds now
   std::set<std::string> handled_nodes_;               // nodes some node handles (their address files)
+  // A resumed run: what attempts and epochs count on from (run_counters.hpp).
+  int attempt_base_ = 0;
+  int epoch_base_ = 0;
+  RunCounters counters_;  // each task's last attempt and epoch, as RUN/counters holds them
+  bool counters_changed_ = false;
+  std::chrono::milliseconds notice_window_{0};
+  std::uint64_t notice_seq_ = 0;
 };
 
 }  // namespace slipway::launch

@@ -34,7 +34,9 @@ class LocalRun : public LauncherLoop {
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace,
                      [this](std::size_t unit) { return descriptors_of(unit); }),
         options_(options),
-        run_inline_(!is_off(std::getenv(core::env::kInlineTasks))) {}
+        run_inline_(!is_off(std::getenv(core::env::kInlineTasks))) {
+    set_notice_window(options.notice_window);
+  }
 
  protected:
   // Tasks alone in their unit run in this process's event loop, with the
@@ -66,7 +68,7 @@ class LocalRun : public LauncherLoop {
     // Colocated groups and mpi tasks: a slipway-exec of their own.
     base::SpawnOptions spawn;
     spawn.argv = {options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                  std::to_string(attempt), "--epoch", std::to_string(unit_epoch(unit)), "--log-dir", run_dir().logs_path(), "--grace-ms",
+                  std::to_string(task_attempt(attempt)), "--epoch", std::to_string(unit_epoch(unit)), "--log-dir", run_dir().logs_path(), "--grace-ms",
                   std::to_string(options_.grace.count() / 2), "--wire-timeout-ms",
                   std::to_string(options_.wire_timeout.count())};
     for (const std::string& arg : live_arguments()) spawn.argv.push_back(arg);
@@ -103,10 +105,13 @@ class LocalRun : public LauncherLoop {
   void key_changed(const std::string& key) override {
     if (runner_) runner_->key_changed(key);
   }
+  void notice_published(const std::string& notice) override {
+    if (runner_) runner_->checkpoint_notice({}, notice);
+  }
 
  private:
   core::TaskLaunch launch_of(std::size_t unit, int attempt) const {
-    return {static_cast<std::uint32_t>(attempt), static_cast<std::uint32_t>(unit_epoch(unit))};
+    return {static_cast<std::uint32_t>(task_attempt(attempt)), static_cast<std::uint32_t>(unit_epoch(unit))};
   }
 
   static bool is_off(const char* value) {
@@ -147,6 +152,7 @@ class LocalRun : public LauncherLoop {
     runner_options.log_dir = run_dir().logs_path();
     runner_options.log_limit = options_.log_limit;
     runner_options.address_dir = run_dir().addresses_path();
+    runner_options.run_dir = run_dir().path();
     // As agent_main: the environment may override both.
     runner_options.advertise_host = tasks::advertise_host_from_environment("", control().endpoint());
     runner_options.wire_timeout = tasks::wire_timeout_from_environment(options_.wire_timeout);
@@ -216,12 +222,16 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
   std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
-    auto run_dir = RunDirectory::create(
-        options.run_root.empty() ? default_run_root() : options.run_root, name);
+    auto run_dir = options.resume_run.empty()
+                       ? RunDirectory::create(options.run_root.empty() ? default_run_root() : options.run_root, name)
+                       : RunDirectory::resume(options.resume_run, name);
     run_directory = run_dir.path();
+    export_run_environment(run_dir);
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan, core::PlanTasks::runs).dump(2) + "\n");
-    say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
-        " tasks); run directory " + run_dir.path());
+    say((run_dir.resume_count() > 0 ? "resuming program '" + name + "' (resume " +
+                                          std::to_string(run_dir.resume_count()) + ", "
+                                    : "running program '" + name + "' (") +
+        std::to_string(planned.plan->tasks.size()) + " tasks); run directory " + run_dir.path());
     // What agents of an earlier run that were killed left (a PMIx server's
     // and Open MPI's private directories), when this program has MPI nodes.
     for (const auto& node : planned.plan->program.nodes) {

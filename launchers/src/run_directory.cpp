@@ -17,8 +17,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "slipway/base/write_all.hpp"
+#include "slipway/base/replace_file.hpp"
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/base/write_all.hpp"
+#include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_file.hpp"
 
 namespace slipway::launch {
@@ -36,12 +38,94 @@ std::string default_run_root() {
   return std::string(tmp && *tmp ? tmp : "/tmp") + "/slipway-" + std::to_string(getuid()) + "/runs";
 }
 
-RunDirectory RunDirectory::create(const std::string& root, const std::string& program) {
+namespace {
+
+void make_run_root(const std::string& root) {
   try {
     make_private_directory(root, "run root");
   } catch (const DirectoryRefused& e) {
     throw DirectoryRefused(std::string(e.what()) + " (--run-root DIR, or SLIPWAY_RUN_ROOT)");
   }
+}
+
+// Points the symbolic link LINK at TARGET (a name in the same directory),
+// replacing what is there atomically; quietly nothing when it cannot.
+void point_link(const std::string& link, const std::string& target) {
+  std::error_code ec;
+  std::string tmp = link + ".tmp" + std::to_string(getpid());
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(target, tmp, ec);
+  if (!ec) fs::rename(tmp, link, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+void point_latest(const std::string& root, const std::string& program, const std::string& name) {
+  for (const std::string& link : {root + "/latest", root + "/" + program + ".latest"}) point_link(link, name);
+}
+
+// PARENT/NAME as a private directory of ours: kept when it is one already
+// (not a link), made otherwise.
+void keep_or_make_subdirectory(const std::string& parent, const std::string& name) {
+  struct stat st{};
+  const std::string path = parent + "/" + name;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) return;
+  make_private_subdirectory(parent, name);
+}
+
+// Appends `line` to every task log (a regular file, never through a link).
+void append_to_logs(const std::string& logs, const std::string& line) {
+  std::error_code ec;
+  for (fs::directory_iterator it(logs, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".log") continue;
+    base::UniqueFd fd(::open(it->path().c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st{};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    base::write_all(fd.get(), line);
+  }
+}
+
+}  // namespace
+
+RunDirectory RunDirectory::resume(const std::string& path, const std::string& program) {
+  struct stat st{};
+  if (::lstat((path + "/plan.json").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw std::runtime_error("'" + path + "' is no run directory (it holds no plan.json)");
+  }
+  const std::string absolute = fs::absolute(path).lexically_normal().string();
+  const auto before = read_resume(absolute);
+  const std::uint32_t resume = before ? before->resume + 1 : 1;
+  RunDirectory run(absolute, resume);
+  run.write_file("resume", format_resume({resume, std::time(nullptr)}));
+  ::unlink((absolute + "/exit").c_str());  // running again
+  keep_or_make_subdirectory(absolute, "logs");
+  const std::string addresses = core::address_directory(absolute);
+  keep_or_make_subdirectory(absolute, addresses.substr(addresses.rfind('/') + 1));
+  const std::string name = fs::path(absolute).filename().string();
+  append_to_logs(run.logs_path(), "----- slipway: resume " + std::to_string(resume) + " of run " + name + " -----\n");
+  point_latest(fs::path(absolute).parent_path().string(), program, name);
+  return run;
+}
+
+RunDirectory RunDirectory::for_job(const std::string& root, const std::string& program,
+                                   const std::string& job_key) {
+  if (!is_plain_name(job_key)) throw std::runtime_error("'" + job_key + "' is no Slurm job id");
+  make_run_root(root);
+  const std::string link = root + "/" + program + ".job-" + job_key;
+  std::error_code ec;
+  if (fs::is_directory(link, ec)) return resume(fs::canonical(link, ec).string(), program);
+  RunDirectory run = create(root, program);
+  point_link(link, fs::path(run.path()).filename().string());
+  return run;
+}
+
+void RunDirectory::make_task_directories(const std::vector<std::string>& nodes) const {
+  keep_or_make_subdirectory(path_, "state");
+  for (const std::string& node : nodes) keep_or_make_subdirectory(path_ + "/state", node);
+  keep_or_make_subdirectory(path_, "notice");
+}
+
+RunDirectory RunDirectory::create(const std::string& root, const std::string& program) {
+  make_run_root(root);
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
@@ -53,37 +137,16 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& pr
   make_private_subdirectory(path, "logs");
   const std::string addresses = core::address_directory(path);
   make_private_subdirectory(path, addresses.substr(addresses.rfind('/') + 1));
-  std::error_code ec;
-  for (const std::string& link : {root + "/latest", root + "/" + program + ".latest"}) {
-    std::string tmp = link + ".tmp" + std::to_string(getpid());
-    fs::remove(tmp, ec);
-    fs::create_directory_symlink(name, tmp, ec);
-    if (!ec) fs::rename(tmp, link, ec);
-    if (ec) fs::remove(tmp, ec);
-  }
-  return RunDirectory(fs::absolute(path).string());
+  point_latest(root, program, name);
+  RunDirectory run(fs::absolute(path).string(), 0);
+  run.write_file("resume", format_resume({0, now}));
+  return run;
 }
 
 void RunDirectory::write_file(const std::string& name, const std::string& content,
                               int mode) const {
-  std::string path = path_ + "/" + name;
-  std::string tmp = path + ".tmp";
-  // A new file, never one that is there (nor where a link there points):
-  // what is at the temporary name is removed first.
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-  base::UniqueFd fd(::open(tmp.c_str(), kFlags, mode));
-  if (!fd && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd.reset(::open(tmp.c_str(), kFlags, mode));
-  bool written = fd && base::write_all(fd.get(), content);
-  int error = errno;
-  if (written && ::close(fd.release()) != 0) {  // NFS may report a full disk only here
-    written = false;
-    error = errno;
-  }
-  fd.reset();
-  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (written) error = errno;
-    ::unlink(tmp.c_str());  // no half-written file is left behind
-    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error));
+  if (std::string error = base::replace_file(path_ + "/" + name, content, mode); !error.empty()) {
+    throw std::runtime_error(error);
   }
 }
 

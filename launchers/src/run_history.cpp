@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_file.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
@@ -202,6 +203,8 @@ RunRecord judge_run(const std::string& run_directory) {
   if (!parse_run_name(fs::path(run.path).filename().string(), run)) {
     run.name = fs::path(run.path).filename().string();
   }
+  const auto resume = read_resume(run.path);
+  if (resume) run.resumes = resume->resume;
   run.exit_code = read_exit(run.path);
   if (run.exit_code) {
     run.state = *run.exit_code == 0 ? RunState::done : RunState::failed;
@@ -209,7 +212,9 @@ RunRecord judge_run(const std::string& run_directory) {
   }
   const auto contact = read_contact(run.path);
   if (contact && contact->launcher_pid > 0) run.launcher_pid = contact->launcher_pid;
-  if (launcher_alive_here(run.launcher_pid, run.started) || (contact && endpoint_answers(contact->endpoint))) {
+  // A resumed run's launcher started with its resume.
+  const std::time_t launched = resume && resume->resume > 0 ? resume->started : run.started;
+  if (launcher_alive_here(run.launcher_pid, launched) || (contact && endpoint_answers(contact->endpoint))) {
     run.state = RunState::running;
   } else {
     run.state = RunState::lost;

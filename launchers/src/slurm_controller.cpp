@@ -148,6 +148,7 @@ class SlurmRun : public LauncherLoop {
         options_(options),
         job_(std::move(job)),
         satellite_settings_(core::satellite_settings(this->plan().program)) {
+    set_notice_window(options.notice_window);
     for (const auto& unit : units()) unit_host_.push_back(this->plan().hosts.at(unit.host).name);
     for (const auto& host : this->plan().hosts) {
       if (host.satellite) placeholders_.insert(host.name);
@@ -335,7 +336,7 @@ class SlurmRun : public LauncherLoop {
       step.het_group = het_group_of(step.host);
     }
     std::vector<std::string> agent{options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
-                                   std::to_string(attempt), "--epoch", std::to_string(epoch),
+                                   std::to_string(task_attempt(attempt)), "--epoch", std::to_string(epoch),
                                    "--log-dir", run_dir().logs_path(),
                                    "--grace-ms", std::to_string(options_.grace.count() / 2),
                                    "--wire-timeout-ms", std::to_string(options_.wire_timeout.count())};
@@ -668,12 +669,22 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
   std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
-    auto run_dir = RunDirectory::create(
-        options.run_root.empty() ? default_run_root() : options.run_root, name);
+    // The run is the job's: a requeued job resumes it (docs/resume.md).
+    const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
+    const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+    const std::string job_key = array_job && *array_job && array_task && *array_task
+                                    ? std::string(array_job) + "_" + array_task
+                                    : job->job_id;
+    auto run_dir = RunDirectory::for_job(options.run_root.empty() ? default_run_root() : options.run_root,
+                                         name, job_key);
     run_directory = run_dir.path();
+    export_run_environment(run_dir);
     run_dir.write_file("plan.json", core::plan_to_json(*planned.plan, core::PlanTasks::runs).dump(2) + "\n");
-    say("running program '" + name + "' (" + std::to_string(planned.plan->tasks.size()) +
-        " tasks) in job " + job->job_id + "; run directory " + run_dir.path());
+    say((run_dir.resume_count() > 0 ? "resuming program '" + name + "' (resume " +
+                                          std::to_string(run_dir.resume_count()) + ", "
+                                    : "running program '" + name + "' (") +
+        std::to_string(planned.plan->tasks.size()) + " tasks) in job " + job_key + "; run directory " +
+        run_dir.path());
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
     control.advertise_host = advertise;

@@ -236,6 +236,17 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   if (phase_ != Phase::Running) {
     // Exits while stopping are expected; a failure before the stop counts.
     t.state = exit.success() ? TaskState::Succeeded : TaskState::Stopped;
+    t.term_at.reset();
+    t.stop_kill_at.reset();
+    // After a notice, daemons that were let run go once nothing needs them.
+    const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+      return !x.spec.daemon && x.state == TaskState::Running;
+    });
+    if (!non_daemon_runs) {
+      for (std::size_t i = 0; i < tasks_.size(); ++i) {
+        if (tasks_[i].spec.daemon && tasks_[i].term_at) signal_noticed(i, now, out);
+      }
+    }
     maybe_finish(out);
     return out;
   }
@@ -271,8 +282,42 @@ std::vector<Action> Supervisor::stop_requested(const std::string& reason, int ex
   return out;
 }
 
+std::vector<Action> Supervisor::stop_with_notice(const std::string& reason, int exit_code,
+                                                 Clock::time_point deadline, Clock::time_point now) {
+  std::vector<Action> out;
+  if (phase_ == Phase::Stopping || phase_ == Phase::Finished) return out;
+  const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+    return !x.spec.daemon && x.state == TaskState::Running && x.spec.hears_notice;
+  });
+  for (Task& t : tasks_) {
+    // A daemon waits for the non-daemon tasks that were let run, if any;
+    // begin_stop leaves the tasks let run alone.
+    if (t.state == TaskState::Running && t.spec.hears_notice && !t.retiring && (!t.spec.daemon || non_daemon_runs)) {
+      t.term_at = deadline;
+    }
+  }
+  begin_stop(Phase::Stopping, exit_code, reason, now, out);
+  return out;
+}
+
+void Supervisor::signal_noticed(std::size_t index, Clock::time_point now, std::vector<Action>& out) {
+  Task& t = tasks_[index];
+  t.term_at.reset();
+  t.stop_kill_at = now + options_.grace;
+  out.push_back(Action{Action::Kind::Signal, index, 0, 0, SIGTERM, 0, {}});
+}
+
 std::vector<Action> Supervisor::tick(Clock::time_point now) {
   std::vector<Action> out;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    Task& t = tasks_[i];
+    if (t.state != TaskState::Running) continue;
+    if (t.term_at && *t.term_at <= now) signal_noticed(i, now, out);
+    if (t.stop_kill_at && *t.stop_kill_at <= now) {
+      t.stop_kill_at.reset();
+      out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
+    }
+  }
   if (phase_ == Phase::Running) {
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       Task& t = tasks_[i];
@@ -310,7 +355,9 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
   if (kill_at_ && *kill_at_ <= now) {
     kill_at_.reset();
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
-      if (tasks_[i].state == TaskState::Running) {
+      const Task& t = tasks_[i];
+      // Tasks let run after a notice have their own SIGKILL.
+      if (t.state == TaskState::Running && !t.term_at && !t.stop_kill_at) {
         out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
       }
     }
@@ -323,6 +370,11 @@ std::optional<Clock::time_point> Supervisor::next_deadline() const {
   auto consider = [&next](Clock::time_point when) {
     if (!next || when < *next) next = when;
   };
+  for (const Task& t : tasks_) {
+    if (t.state != TaskState::Running) continue;
+    if (t.term_at) consider(*t.term_at);
+    if (t.stop_kill_at) consider(*t.stop_kill_at);
+  }
   if (phase_ == Phase::Running) {
     for (const Task& t : tasks_) {
       if (t.spec.world < 0 && t.state == TaskState::Backoff) consider(t.restart_at);
@@ -347,7 +399,7 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
     Task& t = tasks_[i];
     if (t.state == TaskState::Backoff || t.state == TaskState::Pending) {
       t.state = TaskState::Stopped;
-    } else if (t.state == TaskState::Running) {
+    } else if (t.state == TaskState::Running && !t.term_at) {
       out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
     }
   }

@@ -51,10 +51,11 @@ void merge_environment(std::vector<std::string>& env, const core::EnvMap& added)
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
                                const core::ResolvedAddresses& addresses, core::TaskLaunch launch,
                                bool launcher_binds_gpus, const std::string& advertise_host,
-                               const std::string& address_dir) {
+                               const std::string& address_dir, const std::string& run_dir) {
   core::TaskEnvironmentOptions options;
   options.launcher_binds_gpus = launcher_binds_gpus;
   options.address_dir = address_dir;
+  options.run_dir = run_dir;
   auto added = core::task_environment(plan, task, launch, addresses, options);
   add_network_interface(plan.node(task), advertise_host, added);
   return added;

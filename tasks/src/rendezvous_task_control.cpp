@@ -106,6 +106,13 @@ std::vector<JoinResult> RendezvousTaskControl::join(const std::vector<JoinReques
               inbox->post({ControlNotice::Kind::stop, {}, id, *event.value});
             }
           });
+      member->client->subscribe(
+          static_cast<std::uint8_t>(rendezvous::EventKind::key_changed), std::string(core::keys::kCheckpointNotice),
+          [inbox = inbox_, id = request.id](const rendezvous::Event& event) {
+            if (event.key == core::keys::kCheckpointNotice && event.value) {
+              inbox->post({ControlNotice::Kind::checkpoint, {}, id, *event.value});
+            }
+          });
       if (auto already = member->client->get(stop_key)) {
         inbox_->post({ControlNotice::Kind::stop, {}, request.id, *already});
       }

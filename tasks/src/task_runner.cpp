@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "slipway/base/held_port.hpp"
+#include "slipway/base/replace_file.hpp"
+#include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/core/contract.hpp"
@@ -71,6 +73,7 @@ struct TaskRunner::Task {
   int files_late_checks = 0;
   std::optional<Clock::time_point> kill_at;  // running: the grace's end; draining: the linger's
   pid_t pid = -1;
+  std::uint64_t notice_seq = 0;  // the last checkpoint notice it had
   bool hooks_ran = false;
   std::unique_ptr<TaskOutput> output;
   base::ExitStatus status;
@@ -302,7 +305,7 @@ void TaskRunner::launch(Task& t) {
   if (!address_files_ready(t)) return;  // stays waiting
   core::EnvMap added = added_environment(*t.plan, *t.task, t.addresses, t.launch,
                                          options_.launcher_binds_gpus, options_.advertise_host,
-                                         options_.address_dir);
+                                         options_.address_dir, options_.run_dir);
   added.insert(t.starter_env.begin(), t.starter_env.end());  // slipway's task variables win
   TaskContext context{*t.plan, *t.task, t.launch, control_.client(t.id)};
   t.hooks_ran = true;
@@ -366,6 +369,26 @@ void TaskRunner::signal(TaskId id, int sig) {
   }
 }
 
+void TaskRunner::checkpoint_notice(TaskId id, const std::string& text) {
+  const auto notice = core::parse_notice(text);
+  for (const auto& [task_id, t] : tasks_) {
+    if ((id && task_id != id) || t->state != Task::State::running) continue;
+    if (!notice) {
+      report(*t->task, "dropped a checkpoint notice that is no notice (docs/resume.md)");
+      continue;
+    }
+    if (notice->seq <= t->notice_seq) continue;
+    t->notice_seq = notice->seq;
+    if (!options_.run_dir.empty()) {
+      const std::string file = core::notice_file(options_.run_dir, t->task->name());
+      if (std::string error = base::replace_file(file, text + "\n", 0600); !error.empty()) {
+        report(*t->task, "checkpoint notice " + std::to_string(notice->seq) + " not delivered: " + error);
+      }
+    }
+    if (const int sig = t->plan->node(*t->task).notice_signal.value; sig != 0) base::signal_group(t->pid, sig);
+  }
+}
+
 void TaskRunner::signal_all(int sig) {
   std::vector<TaskId> ids;
   for (const auto& [id, t] : tasks_) ids.push_back(id);
@@ -413,6 +436,8 @@ void TaskRunner::on_notices() {
   for (const ControlNotice& notice : control_.take_notices()) {
     if (notice.kind == ControlNotice::Kind::key_set) {
       key_changed(notice.key);
+    } else if (notice.kind == ControlNotice::Kind::checkpoint) {
+      checkpoint_notice(notice.task, notice.reason);
     } else if (notice.lost) {
       // No grace: the launcher may be starting this task's replacement.
       for (const auto& [id, t] : tasks_) {

@@ -42,6 +42,7 @@ int agent_main(const core::Plan& plan, AgentOptions options) {
   const char* rdzv = std::getenv(core::env::kRendezvous);
   if (const char* run_dir = std::getenv(core::env::kRunDir); run_dir && *run_dir) {
     options.address_dir = core::address_directory(run_dir);
+    options.run_dir = run_dir;
   }
   options.advertise_host =
       tasks::advertise_host_from_environment(options.advertise_host, rdzv ? rdzv : "");

@@ -15,6 +15,8 @@
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/core/contract.hpp"
+#include "slipway/rendezvous/client.hpp"
 #include "slipway/tasks/launch_environment.hpp"
 #include "slipway/tasks/task_runner.hpp"
 
@@ -54,7 +56,7 @@ std::uint32_t find_task(const core::Plan& plan, const std::string& name) {
 class Agent {
  public:
   Agent(const core::Plan& plan, const AgentOptions& options, tasks::TaskControl& control)
-      : plan_(plan), options_(options), runner_(plan, control, runner_options(options)) {}
+      : plan_(plan), options_(options), control_(control), runner_(plan, control, runner_options(options)) {}
 
   int run();
 
@@ -64,6 +66,7 @@ class Agent {
     r.speaker = kSpeaker;
     r.log_dir = options.log_dir;
     r.address_dir = options.address_dir;
+    r.run_dir = options.run_dir;
     r.log_limit = options.log_limit;
     r.advertise_host = options.advertise_host;
     r.wire_timeout = options.wire_timeout;
@@ -78,9 +81,13 @@ class Agent {
   void on_signals();
   void take_ends();
 
+  void relay_warning(int sig);
+
   const core::Plan& plan_;
   const AgentOptions& options_;
+  tasks::TaskControl& control_;
   tasks::TaskRunner runner_;
+  bool warning_relayed_ = false;
   base::TerminalWrites terminal_writes_;
   base::UniqueFd signals_;
   std::map<tasks::TaskId, std::size_t> order_;  // each task's place in options.tasks
@@ -130,12 +137,36 @@ void Agent::on_signals() {
     int sig = static_cast<int>(info.ssi_signo);
     if (sig != SIGCHLD) {
       runner_.signal_all(sig);
+      if (sig == SIGUSR1 || sig == SIGUSR2) relay_warning(sig);
       continue;
     }
     int status = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
       runner_.reaped(pid, base::ExitStatus::from_wait_status(status));  // or an orphan
+    }
+  }
+}
+
+// In a Slurm step, SIGUSR1 and SIGUSR2 are the time limit's warning
+// (`--signal`, which Slurm sends to every step of the job, not to the
+// launcher): the agent asks the launcher for a checkpoint notice and a
+// stop, once (docs/resume.md). The commands have the signal too.
+void Agent::relay_warning(int sig) {
+  if (warning_relayed_ || std::getenv("SLURM_STEP_ID") == nullptr) return;
+  for (const auto& [id, place] : order_) {
+    rendezvous::Client* client = control_.client(id);
+    if (client == nullptr) continue;
+    try {
+      const std::string& task = options_.tasks.at(place);
+      client->put(std::string(core::keys::kCheckpointRequest),
+                  std::string("stop the time limit is near (") + (sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2") +
+                      " from Slurm to " + task + ")",
+                  rendezvous::Scope::program);
+      warning_relayed_ = true;
+      return;
+    } catch (const std::exception& e) {
+      base::terminal_stderr().write(std::string(kSpeaker) + ": cannot ask for a checkpoint notice: " + e.what() + "\n");
     }
   }
 }

@@ -17,9 +17,9 @@ expect_status 1
 
 run_slipway "$WORK/runs.out" runs
 expect_status 0
-expect_line "$WORK/runs.out" '^RUN +PROGRAM +START +STATE +EXIT$'
-expect_line "$WORK/runs.out" '^talk-[0-9]{8}-[0-9]{6}-[0-9]+ +talk +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +done +0$'
-expect_line "$WORK/runs.out" '^bad-[0-9]{8}-[0-9]{6}-[0-9]+ +bad +[0-9-]{10}T[0-9:]{8} +failed +1$'
+expect_line "$WORK/runs.out" '^RUN +PROGRAM +START +RESUMES +STATE +EXIT$'
+expect_line "$WORK/runs.out" '^talk-[0-9]{8}-[0-9]{6}-[0-9]+ +talk +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +0 +done +0$'
+expect_line "$WORK/runs.out" '^bad-[0-9]{8}-[0-9]{6}-[0-9]+ +bad +[0-9-]{10}T[0-9:]{8} +0 +failed +1$'
 [ "$(grep -c -- '-[0-9]\{8\}-' "$WORK/runs.out")" -eq 2 ] || fail "expected 2 runs listed"
 run_slipway "$WORK/runs.out" runs talk
 expect_no_line "$WORK/runs.out" '^bad-'
@@ -59,13 +59,13 @@ BACKGROUND_PIDS+=($!)
 slow_pid=$!
 started slow "$slow_pid" "$WORK/slow.out"
 run_slipway "$WORK/runs.out" runs slow
-expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +running +-$'
+expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +running +-$'
 run_slipway "$WORK/follow.out" logs slow ticker.0 -f
 expect_status 0
 for i in 1 2 3 4 5; do expect_line "$WORK/follow.out" "^tick $i\$"; done
 wait "$slow_pid" || fail "the slow program failed"
 run_slipway "$WORK/runs.out" runs slow
-expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +done +0$'
+expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +done +0$'
 
 # Help reads like Slurm's tools: usage, options, columns and exit statuses.
 run_slipway "$WORK/help.out" runs --help

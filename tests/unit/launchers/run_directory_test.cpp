@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "slipway/launch/private_directory.hpp"
+#include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_file.hpp"
 
@@ -138,4 +139,63 @@ TEST_CASE("a directory others may write is refused, the run root or one above it
   ::chmod((tmp.path + "/sticky").c_str(), 01777);
   make_private_directory(tmp.path + "/sticky/me/runs", "run root");
   CHECK_THROWS_AS(check_private_directory(tmp.path + "/sticky", "run root"), DirectoryRefused);
+}
+
+TEST_CASE("a resumed run directory counts its resumes, keeps its files and marks each log") {
+  TempDir tmp;
+  auto first = RunDirectory::create(tmp.path + "/runs", "prog");
+  CHECK(first.resume_count() == 0);
+  first.write_file("plan.json", "{}\n");
+  first.make_task_directories({"learner"});
+  first.write_file("state/learner/step", "42\n");
+  first.write_file("logs/learner.0.log", "before\n");
+  first.write_exit(143);
+  first.write_file("counters", slipway::launch::format_counters({{"learner.0", {2, 1}}}));
+
+  auto again = RunDirectory::resume(first.path(), "prog");
+  CHECK(again.path() == first.path());
+  CHECK(again.resume_count() == 1);
+  CHECK(access((first.path() + "/exit").c_str(), F_OK) != 0);
+  std::ifstream step(first.path() + "/state/learner/step");
+  std::string text;
+  std::getline(step, text);
+  CHECK(text == "42");
+  std::ifstream log(first.path() + "/logs/learner.0.log");
+  std::string all((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  const std::string name = std::filesystem::path(first.path()).filename().string();
+  CHECK(all == "before\n----- slipway: resume 1 of run " + name + " -----\n");
+  again.make_task_directories({"learner"});  // kept, not refused
+  const auto counters = slipway::launch::read_counters(first.path());
+  REQUIRE(counters.count("learner.0") == 1);
+  CHECK(counters.at("learner.0").attempt == 2);
+  CHECK(counters.at("learner.0").epoch == 1);
+  CHECK(RunDirectory::resume(first.path(), "prog").resume_count() == 2);
+  CHECK_THROWS(RunDirectory::resume(tmp.path, "prog"));  // no plan.json there
+}
+
+TEST_CASE("a Slurm job's run is found again by its job key") {
+  TempDir tmp;
+  auto run = RunDirectory::for_job(tmp.path + "/runs", "prog", "1234_2");
+  run.write_file("plan.json", "{}\n");
+  CHECK(run.resume_count() == 0);
+  auto requeued = RunDirectory::for_job(tmp.path + "/runs", "prog", "1234_2");
+  CHECK(requeued.path() == run.path());
+  CHECK(requeued.resume_count() == 1);
+  sleep(1);  // runs are named by their start second
+  auto other = RunDirectory::for_job(tmp.path + "/runs", "prog", "1234_3");
+  CHECK(other.path() != run.path());
+  CHECK_THROWS(RunDirectory::for_job(tmp.path + "/runs", "prog", "../x"));
+}
+
+TEST_CASE("counters files that are not what slipway writes read as nothing") {
+  TempDir tmp;
+  auto run = RunDirectory::create(tmp.path + "/runs", "prog");
+  run.write_file("counters", "task ../x 1 1\n");
+  CHECK(slipway::launch::read_counters(run.path()).empty());
+  run.write_file("counters", "task a.0 -1 0\n");
+  CHECK(slipway::launch::read_counters(run.path()).empty());
+  run.write_file("counters", "task a.0 99999999999 0\n");
+  CHECK(slipway::launch::read_counters(run.path()).empty());
+  run.write_file("resume", "resume x\n");
+  CHECK(!slipway::launch::read_resume(run.path()));
 }

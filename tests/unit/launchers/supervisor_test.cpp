@@ -439,3 +439,69 @@ TEST_CASE("a world shrunk while it restarts for a loss starts its next epoch at 
   CHECK(of_kind(actions, Kind::Note).empty());
   CHECK(s.stopping());
 }
+
+namespace {
+SupervisedTaskSpec hearing(std::string name, bool daemon = false) {
+  SupervisedTaskSpec spec{std::move(name), daemon};
+  spec.hears_notice = true;
+  return spec;
+}
+std::vector<std::size_t> signalled(const std::vector<Action>& actions, int sig) {
+  std::vector<std::size_t> out;
+  for (const Action& a : actions) {
+    if (a.kind == Kind::Signal && a.signal == sig) out.push_back(a.task);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a stop with a notice lets tasks that hear notices run until the deadline") {
+  // plain.0 hears nothing; saver.0 does; replay.0 is a daemon that does.
+  Supervisor s({{"plain.0"}, hearing("saver.0"), hearing("replay.0", true)}, fast());
+  s.start(t0);
+  auto actions = s.stop_with_notice("interrupted by SIGTERM", 143, t0 + 5000ms, t0);
+  CHECK(signalled(actions, SIGTERM) == std::vector<std::size_t>{0});
+  CHECK(s.stopping());
+  CHECK(s.next_deadline() == t0 + 1000ms);  // plain.0's SIGKILL
+  actions = s.tick(t0 + 1000ms);
+  CHECK(signalled(actions, SIGKILL) == std::vector<std::size_t>{0});  // never the others
+  CHECK(s.task_exited(0, killed(SIGKILL), t0 + 1100ms).empty());
+  // The deadline: SIGTERM to what still runs, SIGKILL after the grace.
+  CHECK(s.next_deadline() == t0 + 5000ms);
+  actions = s.tick(t0 + 5000ms);
+  std::vector<std::size_t> expected{1, 2};
+  CHECK(signalled(actions, SIGTERM) == expected);
+  actions = s.tick(t0 + 6000ms);
+  CHECK(signalled(actions, SIGKILL) == expected);
+  s.task_exited(1, killed(SIGKILL), t0 + 6000ms);
+  actions = s.task_exited(2, killed(SIGKILL), t0 + 6000ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 143);
+}
+
+TEST_CASE("after a notice, daemons stop as soon as no non-daemon task runs, and nothing restarts") {
+  SupervisedTaskSpec saver = hearing("saver.0");
+  saver.max_retries = 3;
+  Supervisor s({saver, hearing("replay.0", true)}, fast());
+  s.start(t0);
+  auto actions = s.stop_with_notice("the time limit is near (SIGUSR1)", 138, t0 + 20000ms, t0);
+  CHECK(signalled(actions, SIGTERM).empty());
+  // The saver fails while saving: no retry during a stop; the replay daemon
+  // goes now, not at the deadline.
+  actions = s.task_exited(0, failed(1), t0 + 300ms);
+  CHECK(signalled(actions, SIGTERM) == std::vector<std::size_t>{1});
+  for (const Action& a : actions) CHECK(a.kind != Kind::Launch);
+  actions = s.task_exited(1, ok(), t0 + 400ms);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].kind == Kind::Finish);
+  CHECK(actions[0].exit_code == 138);
+}
+
+TEST_CASE("a daemon that hears notices stops with the others when no non-daemon task hears them") {
+  Supervisor s({{"plain.0"}, hearing("replay.0", true)}, fast());
+  s.start(t0);
+  auto actions = s.stop_with_notice("interrupted by SIGINT", 130, t0 + 5000ms, t0);
+  std::vector<std::size_t> both{0, 1};
+  CHECK(signalled(actions, SIGTERM) == both);
+}

@@ -28,6 +28,10 @@ inline constexpr const char* kPortPrefix = "SLIPWAY_PORT_";   // + <PORT>: the p
 inline constexpr const char* kAddressPrefix = "SLIPWAY_ADDR_";  // + <NODE>_<PORT>: peers' host:port list
 inline constexpr const char* kAddressFilePrefix = "SLIPWAY_ADDR_FILE_";  // + <NODE>_<PORT>: the live list's file
 inline constexpr const char* kReplayConfig = "SLIPWAY_REPLAY_CONFIG";  // a replay node's tables (JSON)
+inline constexpr const char* kResume = "SLIPWAY_RESUME";          // 0 at the first start, +1 per resume
+inline constexpr const char* kStateDir = "SLIPWAY_STATE_DIR";     // the node's directory that survives resumes
+inline constexpr const char* kNoticeFile = "SLIPWAY_NOTICE_FILE";  // where the agent writes checkpoint notices
+inline constexpr const char* kArrayTask = "SLIPWAY_ARRAY_TASK";   // the Slurm array task the run is
 
 // --- Set by a launcher for its agents and steps --------------------------
 inline constexpr const char* kRunDir = "SLIPWAY_RUN_DIR";            // the run's directory
@@ -74,6 +78,17 @@ std::string address(std::string_view node, std::uint32_t replica, std::string_vi
 // (program scope, written by the launcher only).
 inline constexpr std::string_view kStopPrefix = "stop/";
 std::string stop(std::string_view node, std::uint32_t replica);
+
+// "checkpoint/...": the checkpoint notice and its requests.
+inline constexpr std::string_view kCheckpointPrefix = "checkpoint/";
+// "checkpoint/notice" = JSON {"seq","reason","deadline_unix_ms","stop"}:
+// the program-wide checkpoint notice (program scope, written by the
+// launcher only; core/checkpoint_notice.hpp reads and writes it).
+inline constexpr std::string_view kCheckpointNotice = "checkpoint/notice";
+// "checkpoint/request" = reason: `slipway checkpoint` or a task's agent asks
+// the launcher for a notice (program scope); "stop " before the reason asks
+// for a stop after it.
+inline constexpr std::string_view kCheckpointRequest = "checkpoint/request";
 
 // "epoch/<node>" = decimal epoch: the epoch a world node's replicas run
 // now (program scope, written by the launcher as each epoch starts).

@@ -137,9 +137,16 @@ std::string address_directory(std::string_view run_dir);
 // "NODE.PORT": a live address file's name in its directory.
 std::string address_file_name(std::string_view node, std::string_view port);
 
+// A node's directory that survives resumes (SLIPWAY_STATE_DIR):
+// RUN/state/NODE; and a task's checkpoint notice file (SLIPWAY_NOTICE_FILE):
+// RUN/notice/NODE.REPLICA (docs/resume.md).
+std::string state_directory(std::string_view run_dir, std::string_view node);
+std::string notice_file(std::string_view run_dir, std::string_view task_name);
+
 struct TaskEnvironmentOptions {
   bool launcher_binds_gpus = true;
   std::string address_dir;  // where the live address files are; empty: none
+  std::string run_dir;      // the run directory (state and notice files); empty: none
 };
 
 // The whole environment slipway adds for a task: the node's `env`, then UCX,

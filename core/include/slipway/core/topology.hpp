@@ -88,6 +88,9 @@ struct NodeSpec {
   std::vector<EnvVar> env;                      // file order; [defaults] merged in
   Located<std::string> workdir;                 // absolute once loaded
   Located<bool> daemon{false};
+  // key `notice_signal`: the signal the task's command also gets with a
+  // checkpoint notice (docs/resume.md); 0 = none.
+  Located<int> notice_signal{0};
   Located<std::uint32_t> max_retries{0};        // program default when unset
   Located<std::string> colocate;                // group name; empty = none
   Located<std::uint32_t> hosts{0};              // key `nodes`: hosts to spread over; 0 = any

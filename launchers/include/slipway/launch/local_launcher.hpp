@@ -36,6 +36,11 @@ struct LocalRunOptions {
   std::string run_root;      // empty: default_run_root()
   std::string exec_path;     // the slipway-exec binary
   std::chrono::milliseconds grace{10000};
+  // A stop by a signal first gives every task a checkpoint notice; tasks
+  // that hear notices may run this long after it (docs/resume.md).
+  std::chrono::milliseconds notice_window{10000};
+  // A run directory to resume (`slipway run --resume`); empty: a new run.
+  std::string resume_run;
   std::chrono::milliseconds wire_timeout{300000};
   // The bound of each task log (SLIPWAY_LOG_LIMIT, read by run_local and by
   // every agent; 0: none).

@@ -7,7 +7,11 @@
 //                                    addrs/NODE.PORT  live addresses of a handled node (elastic.md)
 //                                    rendezvous   endpoint and secret, mode 0600
 //                                    exit         the program's exit status, once done
+//                                    resume, counters  what survives a resume (run_counters.hpp)
+//                                    state/NODE   each node's directory that survives resumes
+//                                    notice/NODE.REPLICA  the tasks' checkpoint notices
 //   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
+//   ROOT/PROGRAM.job-KEY              under Slurm: the run of job KEY (resume.md)
 // ROOT is $SLIPWAY_RUN_ROOT, else $HOME/.slipway/runs, else
 // $TMPDIR/slipway-UID/runs (/tmp without TMPDIR). Directories slipway makes
 // are 0700 (ROOT and its missing parents too), its files 0600: task logs
@@ -16,8 +20,10 @@
 // writes anything there.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "slipway/core/environment.hpp"
@@ -39,6 +45,23 @@ class RunDirectory {
   // a root another user could change, std::runtime_error for other failures,
   // saying what failed.
   static RunDirectory create(const std::string& root, const std::string& program);
+  // Opens the run directory at `path` (one holding plan.json) to run its
+  // program again: its resume count goes up by one, its exit status goes,
+  // and every task log gets a banner line "----- slipway: resume N of run
+  // NAME -----". Throws std::runtime_error when `path` is no run directory
+  // or cannot be written.
+  // `program` names the latest links pointed at it.
+  static RunDirectory resume(const std::string& path, const std::string& program);
+  // The run of Slurm job `job_key` (the job id, or ARRAYJOB_TASK for an
+  // array task): resumed when ROOT/PROGRAM.job-KEY points at a run
+  // directory, else created and linked there.
+  static RunDirectory for_job(const std::string& root, const std::string& program,
+                              const std::string& job_key);
+
+  // 0 at the first start, +1 per resume (SLIPWAY_RESUME).
+  std::uint32_t resume_count() const { return resume_; }
+  // Makes state/NODE for each of `nodes` (kept when there) and notice/.
+  void make_task_directories(const std::vector<std::string>& nodes) const;
 
   const std::string& path() const { return path_; }
   std::string plan_path() const { return path_ + "/plan.json"; }
@@ -53,8 +76,9 @@ class RunDirectory {
   void write_exit(int exit_code) const;
 
  private:
-  explicit RunDirectory(std::string path) : path_(std::move(path)) {}
+  RunDirectory(std::string path, std::uint32_t resume) : path_(std::move(path)), resume_(resume) {}
   std::string path_;
+  std::uint32_t resume_ = 0;
 };
 
 // Whether `text` may name something under the run root (a program, a run,

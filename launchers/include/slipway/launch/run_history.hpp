@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ struct RunRecord {
   std::string name;                // PROGRAM-YYYYmmdd-HHMMSS-PID
   std::string program;
   std::time_t started = 0;         // from the name (local time)
+  std::uint32_t resumes = 0;       // RUN/resume: how many times it was resumed (resume.md)
   long launcher_pid = 0;
   RunState state = RunState::lost;
   std::optional<int> exit_code;    // once the run ended normally

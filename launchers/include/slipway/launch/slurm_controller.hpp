@@ -34,6 +34,8 @@ struct SlurmLaunchOptions {
   std::string exec_path;               // slipway-exec on the compute hosts
   std::string self_path;               // this slipway binary (to re-exec under salloc)
   std::chrono::milliseconds grace{10000};
+  // As LocalRunOptions::notice_window (docs/resume.md).
+  std::chrono::milliseconds notice_window{10000};
   std::chrono::milliseconds wire_timeout{300000};
 };
 

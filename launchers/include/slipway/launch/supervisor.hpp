@@ -53,6 +53,9 @@ struct SupervisedTaskSpec {
   int max_retries = 0;
   int world = -1;    // the world the unit belongs to (-1: none)
   bool idle = false; // an elastic slot that does not run at start
+  // It acts on checkpoint notices (a notice_signal, a replay node): a stop
+  // with a notice lets it run until the notice's deadline.
+  bool hears_notice = false;
 };
 
 // How a task's process ended (mirrors base::ExitStatus without the
@@ -96,6 +99,14 @@ class Supervisor {
   // 0 for `slipway stop`, 128 + signal for a signal to the launcher.
   std::vector<Action> stop_requested(const std::string& reason, int exit_code,
                                      Clock::time_point now);
+  // A stop after a checkpoint notice whose deadline is `deadline`: running
+  // tasks that do not hear notices get SIGTERM now (SIGKILL after the
+  // grace); those that do (hears_notice) run on, to end by themselves,
+  // until the deadline, or, for daemons, until no non-daemon task runs;
+  // then SIGTERM, and SIGKILL after the grace. Nothing restarts; the
+  // program finishes with `exit_code` once no task runs.
+  std::vector<Action> stop_with_notice(const std::string& reason, int exit_code,
+                                       Clock::time_point deadline, Clock::time_point now);
   std::vector<Action> tick(Clock::time_point now);
   // Starts the `start` units (Idle ones; others are left as they are) and
   // retires the `retire` units (see the contract); `cause` says why, for
@@ -131,6 +142,10 @@ class Supervisor {
     bool launched = false;  // has run on some attempt (the next launch is attempt + 1)
     bool retiring = false;  // stopped by a resize: becomes Idle when it ends
     bool rejoin = false;    // retiring, but asked back: starts again once it ended
+    // A stop with a notice: when it gets SIGTERM (it hears notices), then
+    // SIGKILL after the grace.
+    std::optional<Clock::time_point> term_at;
+    std::optional<Clock::time_point> stop_kill_at;
     Clock::time_point restart_at{};
     std::optional<Clock::time_point> kill_at;  // a retiring unit's SIGKILL
   };
@@ -157,6 +172,7 @@ class Supervisor {
   void check_all_done(Clock::time_point now, std::vector<Action>& out);
   void launch_task(std::size_t index, std::vector<Action>& out);
   bool any_running() const;
+  void signal_noticed(std::size_t index, Clock::time_point now, std::vector<Action>& out);
 
   std::vector<Task> tasks_;
   std::vector<World> worlds_;

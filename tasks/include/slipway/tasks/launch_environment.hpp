@@ -34,7 +34,8 @@ void merge_environment(std::vector<std::string>& env, const core::EnvMap& added)
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
                                const core::ResolvedAddresses& addresses, core::TaskLaunch launch,
                                bool launcher_binds_gpus, const std::string& advertise_host,
-                               const std::string& address_dir = {});
+                               const std::string& address_dir = {},
+                               const std::string& run_dir = {});
 
 // The address this host's tasks advertise: SLIPWAY_ADVERTISE_HOST when set,
 // else `given` when not empty, else this host's address on the route to

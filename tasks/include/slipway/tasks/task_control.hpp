@@ -21,6 +21,8 @@
 //   the rendezvous themselves (the PMIx server host); a request with
 //   needs_client gets one where the implementation can make it, else its
 //   join fails.
+// - Checkpoint notices (the program key checkpoint/notice) name the task
+//   whose member connection heard them.
 // - Notices of a stop name one task (the launcher asked it to stop through
 //   stop/NODE/REPLICA) or none (the program is stopping, or the connection
 //   to the rendezvous was lost: a task never outlives its launcher).
@@ -59,10 +61,10 @@ struct JoinResult {
 };
 
 struct ControlNotice {
-  enum class Kind { key_set, stop } kind = Kind::key_set;
+  enum class Kind { key_set, stop, checkpoint } kind = Kind::key_set;
   std::string key;     // key_set
-  TaskId task;         // stop: the task, or none (every task)
-  std::string reason;  // stop
+  TaskId task;         // stop, checkpoint: the task, or none (every task)
+  std::string reason;  // stop; checkpoint: the notice (core/checkpoint_notice.hpp)
   bool lost = false;   // stop: the rendezvous is gone or out of reach
 };
 

@@ -69,6 +69,7 @@ struct TaskRunnerOptions {
   std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (0: none)
   std::string advertise_host;       // empty: this host's name
   std::string address_dir;          // the live address files (SLIPWAY_ADDR_FILE_*); empty: none
+  std::string run_dir;              // the run directory (SLIPWAY_STATE_DIR, SLIPWAY_NOTICE_FILE); empty: none
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
@@ -110,6 +111,12 @@ class TaskRunner final : public base::PollSource {
   // A child was reaped: returns whether it was one of the commands.
   bool reaped(pid_t pid, const base::ExitStatus& status);
   void key_changed(const std::string& key);
+  // A checkpoint notice (core/checkpoint_notice.hpp's JSON) for task `id`,
+  // or every running task when `id` is none: each running task that has not
+  // had this notice's seq gets it in its SLIPWAY_NOTICE_FILE (when the
+  // runner has a run directory) and then, when its node says so, its
+  // notice_signal. A text that is no notice is reported and dropped.
+  void checkpoint_notice(TaskId id, const std::string& notice);
   std::vector<TaskEnd> take_ended();
   bool idle() const { return tasks_.empty() && ended_.empty(); }
 

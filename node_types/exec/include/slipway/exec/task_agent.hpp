@@ -39,6 +39,7 @@ struct AgentOptions {
   std::uint32_t epoch = 0;         // of the tasks' world (0 outside worlds)
   std::string log_dir;             // empty: no log files
   std::string address_dir;         // the live address files (SLIPWAY_ADDR_FILE_*); empty: none
+  std::string run_dir;             // the run directory (state and notice files); empty: none
   std::uint64_t log_limit = std::uint64_t{64} << 20;  // each log's bound (task_log.hpp; 0: none)
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
