@@ -60,7 +60,9 @@ trap on_terminate TERM
 "$slipway" launch "$topology" &
 launcher=$!
 # A trapped signal interrupts `wait` (status > 128): wait again until slipway
-# has exited, then take its own status if the interrupted wait hid it.
+# has exited, then take its own status if the interrupted wait hid it (bash
+# answers 127, or -1 when a trap's own commands reaped slipway, when it has
+# no status left to give).
 while :; do
   wait "$launcher"
   status=$?
@@ -69,7 +71,7 @@ done
 if [ "$status" -gt 128 ]; then
   wait "$launcher" 2>/dev/null
   last=$?
-  if [ "$last" -ne 127 ]; then status=$last; fi
+  if [ "$last" -ge 0 ] && [ "$last" -le 255 ] && [ "$last" -ne 127 ]; then status=$last; fi
 fi
 
 if [ "$requeue" = 1 ] && [ "$terminated" = 0 ]; then
