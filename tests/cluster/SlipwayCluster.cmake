@@ -1,11 +1,18 @@
 # CTest wiring of the real Slurm test cluster (tests/cluster/cluster.sh).
 # include() this file from any tests/system/<part>/CMakeLists.txt, then
 #
-#   slipway_add_system_test(NAME name [TIMEOUT seconds] COMMAND cmd args...)
+#   slipway_add_system_test(NAME name [TIMEOUT seconds] [CLUSTER preempt]
+#                           COMMAND cmd args...)
 #
 # adds the ctest `system:<name>` (label `system`) that requires the fixture
 # `slurm-cluster`: ctest starts the cluster once before the first such test
 # (system:cluster:up) and tears it down after the last (system:cluster:down).
+# With CLUSTER preempt the test runs on a cluster of its own kind instead
+# (fixture `slurm-cluster-preempt`, system:cluster:up_preempt and
+# down_preempt, directory SLIPWAY_CLUSTER_PREEMPT_DIR): three cpu hosts,
+# no GPU hosts, and partitions low and high where high preempts low by
+# requeue (cluster.sh, SLIPWAY_CLUSTER_PREEMPT=requeue), so every other
+# system test keeps the usual cluster.
 # The command runs through run-system-test.sh, with SLURM_CONF exported, in a
 # scratch directory every cluster host sees, under `timeout`. System tests
 # hold the resource lock `slurm-cluster`, so they run one at a time.
@@ -16,6 +23,8 @@ include_guard(GLOBAL)
 set(SLIPWAY_CLUSTER_HARNESS "${PROJECT_SOURCE_DIR}/tests/cluster")
 set(SLIPWAY_CLUSTER_DIR "${PROJECT_BINARY_DIR}/tests/system/cluster" CACHE PATH
     "Private directory of the Slurm test cluster started by ctest")
+set(SLIPWAY_CLUSTER_PREEMPT_DIR "${PROJECT_BINARY_DIR}/tests/system/cluster-preempt" CACHE PATH
+    "Private directory of the Slurm test cluster with preemption started by ctest")
 
 # The cluster loads the freshly built SPANK plugin, pointed at this build's
 # slipway binary, when both targets exist.
@@ -27,29 +36,53 @@ if(TARGET slipway_spank)
     list(APPEND _cluster_env "SLIPWAY_SPANK_PLUGIN_ARGS=slipway_bin=$<TARGET_FILE:slipway>")
   endif()
 endif()
+# Kept for the preemption cluster, whose fixture is made by the first test
+# that asks for it, from whichever directory that is.
+set_property(GLOBAL PROPERTY SLIPWAY_CLUSTER_ENV "${_cluster_env}")
 
-add_test(NAME system:cluster:up
-  COMMAND "${SLIPWAY_CLUSTER_HARNESS}/cluster.sh" up "${SLIPWAY_CLUSTER_DIR}")
-set_tests_properties(system:cluster:up PROPERTIES
-  LABELS system
-  FIXTURES_SETUP slurm-cluster
-  RESOURCE_LOCK slurm-cluster
-  SKIP_RETURN_CODE 77
-  TIMEOUT 180
-  ENVIRONMENT "${_cluster_env}")
+# _slipway_cluster_fixture(FIXTURE SUFFIX DIR ENV...): the tests that start
+# and stop one test cluster (system:cluster:up<SUFFIX>, down<SUFFIX>).
+function(_slipway_cluster_fixture fixture suffix dir)
+  add_test(NAME system:cluster:up${suffix}
+    COMMAND "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cluster.sh" up "${dir}")
+  set_tests_properties(system:cluster:up${suffix} PROPERTIES
+    LABELS system
+    FIXTURES_SETUP ${fixture}
+    RESOURCE_LOCK slurm-cluster
+    SKIP_RETURN_CODE 77
+    TIMEOUT 180
+    ENVIRONMENT "${ARGN}")
+  add_test(NAME system:cluster:down${suffix}
+    COMMAND "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/cluster.sh" down "${dir}")
+  set_tests_properties(system:cluster:down${suffix} PROPERTIES
+    LABELS system
+    FIXTURES_CLEANUP ${fixture}
+    RESOURCE_LOCK slurm-cluster
+    TIMEOUT 120)
+endfunction()
 
-add_test(NAME system:cluster:down
-  COMMAND "${SLIPWAY_CLUSTER_HARNESS}/cluster.sh" down "${SLIPWAY_CLUSTER_DIR}")
-set_tests_properties(system:cluster:down PROPERTIES
-  LABELS system
-  FIXTURES_CLEANUP slurm-cluster
-  RESOURCE_LOCK slurm-cluster
-  TIMEOUT 120)
+_slipway_cluster_fixture(slurm-cluster "" "${SLIPWAY_CLUSTER_DIR}" ${_cluster_env})
 
 function(slipway_add_system_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;CLUSTER" "COMMAND" ${ARGN})
   if(NOT T_NAME OR NOT T_COMMAND)
     message(FATAL_ERROR "slipway_add_system_test: NAME and COMMAND are required")
+  endif()
+  if(NOT T_CLUSTER)
+    set(_fixture slurm-cluster)
+    set(_dir "${SLIPWAY_CLUSTER_DIR}")
+  elseif(T_CLUSTER STREQUAL "preempt")
+    set(_fixture slurm-cluster-preempt)
+    set(_dir "${SLIPWAY_CLUSTER_PREEMPT_DIR}")
+    get_property(_defined GLOBAL PROPERTY SLIPWAY_CLUSTER_PREEMPT_FIXTURE)
+    if(NOT _defined)
+      set_property(GLOBAL PROPERTY SLIPWAY_CLUSTER_PREEMPT_FIXTURE TRUE)
+      get_property(_env GLOBAL PROPERTY SLIPWAY_CLUSTER_ENV)
+      _slipway_cluster_fixture(slurm-cluster-preempt _preempt "${_dir}" ${_env}
+        SLIPWAY_CLUSTER_PREEMPT=requeue SLIPWAY_CLUSTER_GPU_NODES=0)
+    endif()
+  else()
+    message(FATAL_ERROR "slipway_add_system_test: CLUSTER is 'preempt' or absent, not '${T_CLUSTER}'")
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
@@ -63,10 +96,10 @@ function(slipway_add_system_test)
   set(_test system:${_folder}:${_case})
   add_test(NAME ${_test}
     COMMAND "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run-system-test.sh"
-            "${SLIPWAY_CLUSTER_DIR}" "${T_TIMEOUT}" ${T_COMMAND})
+            "${_dir}" "${T_TIMEOUT}" ${T_COMMAND})
   set_tests_properties(${_test} PROPERTIES
     LABELS system
-    FIXTURES_REQUIRED slurm-cluster
+    FIXTURES_REQUIRED ${_fixture}
     RESOURCE_LOCK slurm-cluster
     SKIP_RETURN_CODE 77
     TIMEOUT ${_ctest_timeout})
