@@ -63,7 +63,7 @@ finish() {
 start requeue.sh RUNNING None
 kill -USR1 "$batch"
 finish 138 "time limit"
-assert_eq "stopped USR1" "$(sed -n 2p "$job_dir/launch.log")" "time limit: what reached slipway"
+assert_eq "stopped USR1 -" "$(sed -n 2p "$job_dir/launch.log")" "time limit: what reached slipway"
 assert_eq "requeue 42" "$(cat "$job_dir/scontrol.log")" "time limit: the requeue"
 assert_contains "$(cat "$job_dir/err")" "slipway: requeueing job 42 (restart 1 of 2)" "time limit"
 
@@ -87,7 +87,7 @@ assert_contains "$(cat "$job_dir/err")" "job 42 was requeued 2 times already: no
 start requeue.sh COMPLETING None
 kill -TERM "$batch" "$launcher"
 finish 143 "Slurm's SIGTERM"
-assert_eq "stopped TERM" "$(sed -n 2p "$job_dir/launch.log")" "Slurm's SIGTERM: what reached slipway"
+assert_eq "stopped TERM -" "$(sed -n 2p "$job_dir/launch.log")" "Slurm's SIGTERM: what reached slipway"
 assert_eq "" "$(cat "$job_dir/scontrol.log")" "Slurm's SIGTERM: scontrol requeue"
 assert_contains "$(cat "$job_dir/err")" "Slurm is ending or requeueing job 42" "Slurm's SIGTERM"
 
@@ -96,7 +96,7 @@ assert_contains "$(cat "$job_dir/err")" "Slurm is ending or requeueing job 42" "
 start requeue.sh RUNNING None
 kill -TERM "$batch"
 finish 143 "SIGTERM to the batch shell"
-assert_eq "stopped TERM" "$(sed -n 2p "$job_dir/launch.log")" "SIGTERM to the batch shell: what reached slipway"
+assert_eq "stopped TERM -" "$(sed -n 2p "$job_dir/launch.log")" "SIGTERM to the batch shell: what reached slipway"
 assert_eq "" "$(cat "$job_dir/scontrol.log")" "SIGTERM to the batch shell: scontrol requeue"
 
 # 6. Preemption without preempt_send_user_signal: only the steps get SIGTERM;

@@ -28,9 +28,9 @@ wait_for 30 "the second stop" stopped 2
 wait_for 30 "the job to end" bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
 
 assert_eq "start 0 - launch $here/two-parts.toml
-stopped USR1
+stopped USR1 -
 start 1 - launch $here/two-parts.toml
-stopped USR1" "$(cat "$FAKE_SLIPWAY_LOG")" "runs of the program"
+stopped USR1 -" "$(cat "$FAKE_SLIPWAY_LOG")" "runs of the program"
 log=$(cat "job-$job.out")
 assert_contains "$log" "slipway: requeueing job $job (restart 1 of 1)" "first stop"
 assert_contains "$log" "slipway: job $job was requeued 1 times already: not again" "second stop"
