@@ -2,17 +2,23 @@
 // tables from SLIPWAY_REPLAY_CONFIG (JSON) and its identity from the task's
 // environment (SLIPWAY_NODE, SLIPWAY_REPLICA, SLIPWAY_ATTEMPT,
 // SLIPWAY_RUN_DIR, the rendezvous), loads its newest checkpoint, publishes
-// a courier endpoint as NODE.REPLICA and serves until SIGTERM or SIGINT.
+// a courier endpoint as NODE.REPLICA and serves until SIGTERM or SIGINT. A
+// checkpoint notice (SLIPWAY_NOTICE_FILE) makes it write a checkpoint at
+// once and serve on; SIGTERM or SIGINT, a final checkpoint before it exits.
 // docs/replay.md.
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "notice_watch.hpp"
 #include "server.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
 #include "slipway/core/contract.hpp"
@@ -44,6 +50,35 @@ void log_line(const std::string& line) {
   std::fflush(stdout);
 }
 
+// A notice's reason as one printable line (it comes from a file).
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  return out;
+}
+
+// Checkpoints for each notice of SLIPWAY_NOTICE_FILE, while the shard serves.
+std::unique_ptr<replay::NoticeWatch> watch_notices(replay::Server& server) {
+  const std::string file = env_or(core::env::kNoticeFile, "");
+  if (file.empty()) return nullptr;
+  return std::make_unique<replay::NoticeWatch>(
+      file,
+      [&server](const core::CheckpointNotice& notice) {
+        const std::string which = std::to_string(notice.seq) + " (" + printable(notice.reason) + ")";
+        if (!server.checkpoint_directory()) {
+          log_line("checkpoint notice " + which + ": this shard has no checkpoint path, nothing written");
+          return;
+        }
+        try {
+          const replay::CheckpointWritten written = server.checkpoint_now();
+          log_line("checkpoint " + written.file.string() + " written for notice " + which);
+        } catch (const std::exception& error) {
+          log_line("no checkpoint for notice " + which + ": " + error.what());
+        }
+      },
+      log_line);
+}
+
 int serve() {
   const char* config_text = std::getenv(core::env::kReplayConfig);
   if (config_text == nullptr) {
@@ -71,14 +106,29 @@ int serve() {
   endpoint.publish();
   log_line("serving " + identity.node + "." + std::to_string(identity.replica) + " (attempt " +
            std::to_string(identity.attempt) + ")");
+  auto notices = watch_notices(server);
+  std::atomic<int> received{0};
   std::thread waiter([&] {
-    int received = 0;
-    sigwait(&signals, &received);
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    received = signal_number;
     server.stop();
   });
   server.run();  // returns after stop(), parked requests answered
-  endpoint.close();
-  waiter.join();  // run() returns only after the waiter's stop()
+  notices.reset();
+  endpoint.close();  // no request comes in after the final checkpoint's snapshot
+  waiter.join();     // run() returns only after the waiter's stop()
+  if (server.checkpoint_directory()) {
+    const std::string why = sigabbrev_np(received) != nullptr ? std::string("SIG") + sigabbrev_np(received)
+                                                              : "signal " + std::to_string(received.load());
+    try {
+      const replay::CheckpointWritten written = server.checkpoint_now();
+      log_line("final checkpoint " + written.file.string() + " written (" + why + "): " +
+               std::to_string(written.items) + " items, " + std::to_string(written.bytes) + " bytes of data");
+    } catch (const std::exception& error) {
+      log_line("no final checkpoint (" + why + "): " + error.what());
+    }
+  }
   log_line("stopped");
   return 0;
 }

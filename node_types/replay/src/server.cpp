@@ -2,6 +2,8 @@
 // checkpoints.
 #include "server.hpp"
 
+#include <future>
+#include <stdexcept>
 #include <utility>
 
 #include "slipway/replay/wire.hpp"
@@ -177,7 +179,15 @@ void Server::serve(channels::Endpoint& endpoint) {
                                                 "set the configuration's checkpoint.path)"));
       return;
     }
-    request_checkpoint(responder);
+    request_checkpoint([responder](const std::optional<CheckpointWritten>& written, const std::string& error) {
+      if (!written) {
+        responder->reply(refusal(Status::invalid, error));
+        return;
+      }
+      PathReply reply;
+      reply.path = written->file.string();
+      responder->reply(wire::encode_reply(reply));
+    });
   });
 }
 
@@ -189,7 +199,7 @@ void Server::run() {
     const Time now = Clock::now();
     engine_->tick(now);
     if (now >= next_checkpoint) {
-      request_checkpoint(nullptr);
+      request_checkpoint({});
       next_checkpoint = now + every;
     }
     Time next = std::min(next_checkpoint, now + std::chrono::hours(1));
@@ -209,29 +219,52 @@ void Server::stop() {
   timer_.notify_all();
 }
 
-void Server::request_checkpoint(Shared responder) {
+void Server::request_checkpoint(CheckpointDone done) {
   {
-    std::lock_guard lock(checkpoint_mutex_);
-    if (responder) checkpoint_waiters_.push_back(std::move(responder));
+    std::unique_lock lock(checkpoint_mutex_);
+    if (checkpoint_stopping_) {
+      lock.unlock();
+      if (done) done(std::nullopt, "the replay server is stopping");
+      return;
+    }
+    if (done) checkpoint_waiters_.push_back(std::move(done));
     checkpoint_requested_ = true;
   }
   checkpoint_wanted_.notify_one();
 }
 
+CheckpointWritten Server::checkpoint_now() {
+  if (!directory_) {
+    throw std::runtime_error("this replay server has no checkpoint path (outside slipway: set the "
+                             "configuration's checkpoint.path)");
+  }
+  auto written = std::make_shared<std::promise<CheckpointWritten>>();
+  std::future<CheckpointWritten> result = written->get_future();
+  request_checkpoint([written](const std::optional<CheckpointWritten>& file, const std::string& error) {
+    if (file) {
+      written->set_value(*file);
+    } else {
+      written->set_exception(std::make_exception_ptr(std::runtime_error(error)));
+    }
+  });
+  return result.get();
+}
+
 void Server::checkpoint_loop() {
   while (true) {
-    std::vector<Shared> waiters;
+    std::vector<CheckpointDone> waiters;
     {
       std::unique_lock lock(checkpoint_mutex_);
       checkpoint_wanted_.wait(lock, [this] { return checkpoint_requested_ || checkpoint_stopping_; });
       if (checkpoint_stopping_) {
-        for (auto& waiter : checkpoint_waiters_) waiter->reply(refusal(Status::invalid, "the replay server is stopping"));
+        for (auto& waiter : checkpoint_waiters_) waiter(std::nullopt, "the replay server is stopping");
         return;
       }
       checkpoint_requested_ = false;
       waiters.swap(checkpoint_waiters_);
     }
-    Bytes answer;
+    std::optional<CheckpointWritten> written;
+    std::string error;
     try {
       Snapshot snapshot;
       {
@@ -245,18 +278,16 @@ void Server::checkpoint_loop() {
         std::lock_guard lock(mutex_);
         engine_->set_checkpoint_path(file.string());
       }
+      written = CheckpointWritten{file, snapshot.item_count(), snapshot.data_bytes()};
       if (waiters.empty()) {
-        log_("checkpoint " + file.string() + ": " + std::to_string(snapshot.item_count()) + " items, " +
-             std::to_string(snapshot.data_bytes()) + " bytes of data");
+        log_("checkpoint " + file.string() + ": " + std::to_string(written->items) + " items, " +
+             std::to_string(written->bytes) + " bytes of data");
       }
-      PathReply reply;
-      reply.path = file.string();
-      answer = wire::encode_reply(reply);
-    } catch (const std::exception& error) {
-      log_(std::string("checkpoint failed: ") + error.what());
-      answer = refusal(Status::invalid, std::string("checkpoint failed: ") + error.what());
+    } catch (const std::exception& failure) {
+      error = std::string("checkpoint failed: ") + failure.what();
+      log_(error);
     }
-    for (auto& waiter : waiters) waiter->reply(answer);
+    for (auto& waiter : waiters) waiter(written, error);
   }
 }
 

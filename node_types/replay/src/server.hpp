@@ -1,7 +1,7 @@
 // The replay server of one shard: the engine behind a courier endpoint's
 // async methods (docs/replay.md, "Wire protocol"), a timer that answers
 // parked requests at their deadline and expires leases, and checkpoints
-// (periodic, on request, loaded at start).
+// (periodic, on request, on a checkpoint notice, at stop; loaded at start).
 //
 // Contract: handlers decode, lock the engine, and answer (now or later,
 // from whichever thread unblocks them); they never block on I/O. Checkpoint
@@ -28,6 +28,13 @@
 
 namespace slipway::replay {
 
+// A checkpoint written: its file and what it holds.
+struct CheckpointWritten {
+  std::filesystem::path file;
+  std::uint64_t items = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct ServerIdentity {
   std::string node;
   std::uint32_t replica = 0;
@@ -49,18 +56,27 @@ class Server {
   void run();
   void stop();
 
+  // Writes a checkpoint now, from a snapshot taken after the call (so it
+  // holds every item acknowledged before it), after any checkpoint being
+  // written, and returns when it is on disk. Throws std::runtime_error
+  // (saying why) when the shard has no checkpoint directory or the write
+  // failed. Also after stop() (the final checkpoint); not from a handler.
+  CheckpointWritten checkpoint_now();
+
   // Where this shard's checkpoints go (nullopt: none configured).
   const std::optional<std::filesystem::path>& checkpoint_directory() const noexcept { return directory_path_; }
 
  private:
   using Shared = std::shared_ptr<channels::Responder>;
+  // Told of the checkpoint written for a request (nullopt and why: failed).
+  using CheckpointDone = std::function<void(const std::optional<CheckpointWritten>&, const std::string& error)>;
   template <typename Handle>
   void method(channels::Endpoint& endpoint, const char* name, Handle handle,
               channels::MethodOrder order = channels::MethodOrder::arrival);
   void wake_if_before(Time at);
   void load();
   void checkpoint_loop();
-  void request_checkpoint(Shared responder);
+  void request_checkpoint(CheckpointDone done);  // done may be empty (periodic)
 
   ServerConfig config_;
   ServerIdentity identity_;
@@ -76,7 +92,7 @@ class Server {
 
   std::mutex checkpoint_mutex_;
   std::condition_variable checkpoint_wanted_;
-  std::vector<Shared> checkpoint_waiters_;
+  std::vector<CheckpointDone> checkpoint_waiters_;
   bool checkpoint_requested_ = false;
   bool checkpoint_stopping_ = false;
   std::thread checkpointer_;
