@@ -19,7 +19,8 @@ enum class Kind { program, data, plugin, debian };
 Kind kind_of(const std::string& name) {
   if (name == "slipway.so") return Kind::plugin;
   if (name == "rendezvous_tcpstore.py" || name == "cluster/cluster.sh" || name == "elastic_rounds.py" ||
-      name == "elastic_trainer.py" || name == "json_replay.py") {
+      name == "elastic_trainer.py" || name == "json_replay.py" || name == "resume_rounds.py" ||
+      name == "resume_learner.py") {
     return Kind::data;
   }
   if (name.rfind("slipway", 0) == 0) return Kind::program;
@@ -45,9 +46,9 @@ bool usable(const fs::path& path, Kind kind) {
 
 const std::vector<Peer>& peers() {
   static const std::vector<Peer> all = {
-      {"slipway", "launch,pmix,slurm,elastic",
+      {"slipway", "launch,pmix,slurm,elastic,resume",
        "install slipway itself (cmake --install BUILD --prefix PREFIX puts it beside slipway-bench)"},
-      {"slipway-exec", "launch,pmix,slurm,elastic", "install slipway (cmake --install BUILD --prefix PREFIX)"},
+      {"slipway-exec", "launch,pmix,slurm,elastic,resume", "install slipway (cmake --install BUILD --prefix PREFIX)"},
       {"slipway-grpc-echo", "rpc",
        "it is built only when gRPC is found: apt-get install libgrpc++-dev protobuf-compiler-grpc "
        "libprotobuf-dev, rebuild, then cmake --install BUILD --prefix PREFIX"},
@@ -55,18 +56,20 @@ const std::vector<Peer>& peers() {
       {"rendezvous_tcpstore.py", "rendezvous", "cmake --install BUILD --prefix PREFIX installs it"},
       {"elastic_rounds.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
       {"elastic_trainer.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
-      {"python3", "rendezvous,elastic,replay", "apt-get install python3 python3-torch (the peer imports torch)"},
-      {"slipway-replay", "replay", "install slipway (cmake --install BUILD --prefix PREFIX)"},
+      {"resume_rounds.py", "resume", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"resume_learner.py", "resume", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"python3", "rendezvous,elastic,replay,resume", "apt-get install python3 python3-torch (the peer imports torch)"},
+      {"slipway-replay", "replay,resume", "install slipway (cmake --install BUILD --prefix PREFIX)"},
       {"redis-server", "replay", "apt-get install redis-server"},
       {"json_replay.py", "replay", "cmake --install BUILD --prefix PREFIX installs it"},
       {"slipway-mpi-allreduce", "pmix",
        "it is built only when Open MPI is found: apt-get install libopenmpi-dev openmpi-bin, "
        "rebuild, then cmake --install BUILD --prefix PREFIX"},
-      {"salloc", "pmix,slurm,elastic", "apt-get install slurm-client"},
-      {"slipway.so", "pmix,slurm,elastic",
+      {"salloc", "pmix,slurm,elastic,resume", "apt-get install slurm-client"},
+      {"slipway.so", "pmix,slurm,elastic,resume",
        "the SPANK plugin (built when libslurm-dev is installed) is put by cmake --install BUILD in "
        "SLIPWAY_SPANK_PLUGIN_DIR, configured as " SLIPWAY_SPANK_PLUGIN_DIR},
-      {"cluster/cluster.sh", "pmix,slurm", "cmake --install BUILD --prefix PREFIX installs the test cluster harness"},
+      {"cluster/cluster.sh", "pmix,slurm,elastic,resume", "cmake --install BUILD --prefix PREFIX installs the test cluster harness"},
   };
   return all;
 }

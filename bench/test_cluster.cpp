@@ -61,4 +61,39 @@ TestCluster::~TestCluster() {
   (void)rc;
 }
 
+int run_cluster_rounds(const std::string& bench, const std::string& rounds_script,
+                       const std::vector<std::string>& scripts,
+                       const std::function<std::vector<std::string>(const std::filesystem::path& dir)>& args) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> needed = scripts;
+  needed.push_back(rounds_script);
+  needed.emplace_back("python3");
+  for (const std::string& script : needed) {
+    if (!find_peer(script)) {
+      std::fprintf(stderr, "%s: %s\n", bench.c_str(), missing_peer_message(script).c_str());
+      std::printf("%s: error=missing_peer\n", bench.c_str());
+      return 77;
+    }
+  }
+  const fs::path dir = fs::temp_directory_path() / ("slipway-bench-" + bench + "-" + std::to_string(getpid()));
+  fs::create_directories(dir / "work");
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  int status = 1;
+  {
+    TestCluster cluster(bench, dir);
+    if (cluster.status() != 0) {
+      std::printf("%s: error=no_test_cluster\n", bench.c_str());
+      status = cluster.status();
+    } else {
+      setenv("SLIPWAY_RUN_ROOT", (dir / "work" / "runs").c_str(), 1);
+      std::string command = "/usr/bin/python3 '" + *find_peer(rounds_script) + "' '" + sibling_program("slipway") + "'";
+      for (const std::string& arg : args(dir)) command += " '" + arg + "'";
+      const int rc = std::system(command.c_str());
+      status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
+    }
+  }
+  if (status == 0) fs::remove_all(dir);
+  return status;
+}
+
 }  // namespace slipway::bench

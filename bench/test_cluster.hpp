@@ -12,7 +12,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace slipway::bench {
 
@@ -32,5 +34,17 @@ class TestCluster {
   int status_ = 1;
   bool started_ = false;
 };
+
+// The whole of a benchmark whose rounds are a Python script run against the
+// test cluster: checks that `scripts` (and python3) are found (else prints
+// "BENCH: error=missing_peer" and returns 77), makes DIR = $TMPDIR/
+// slipway-bench-BENCH-PID with DIR/work, starts the cluster (else prints
+// "BENCH: error=no_test_cluster"), sets SLIPWAY_RUN_ROOT to DIR/work/runs,
+// and runs `/usr/bin/python3 ROUNDS_SCRIPT SLIPWAY ARGS...` where `args(dir)`
+// gives ARGS (each quoted). Returns the script's exit status; DIR is
+// removed when it is 0.
+int run_cluster_rounds(const std::string& bench, const std::string& rounds_script,
+                       const std::vector<std::string>& scripts,
+                       const std::function<std::vector<std::string>(const std::filesystem::path& dir)>& args);
 
 }  // namespace slipway::bench

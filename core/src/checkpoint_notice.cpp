@@ -3,7 +3,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "slipway/core/topology.hpp"
+
 namespace slipway::core {
+
+bool hears_notices(const NodeSpec& node) {
+  return node.notice_signal.value != 0 || node.type.value == NodeType::replay;
+}
 
 std::string format_notice(const CheckpointNotice& notice) {
   nlohmann::json j;

@@ -8,6 +8,8 @@
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/rendezvous/token.hpp"
 
+#include <utility>
+
 namespace slipway::launch {
 
 struct ControlPlane::Impl {
@@ -60,6 +62,7 @@ LoadTolerance tolerance_for_tasks_per_host(std::uint32_t tasks_per_host) {
 
 ControlPlane::ControlPlane(ControlPlaneOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  if (!impl_->options.token.empty()) impl_->token = std::exchange(impl_->options.token, {});
   rendezvous::ServerOptions server_options;
   const LoadTolerance tolerance = tolerance_for_tasks_per_host(impl_->options.tasks_per_host);
   server_options.miss_budget = tolerance.miss_budget;

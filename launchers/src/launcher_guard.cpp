@@ -22,7 +22,7 @@ namespace {
 int guard_child(const std::function<int()>& body) {
   sigset_t handled;
   sigemptyset(&handled);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&handled, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD}) sigaddset(&handled, sig);
   sigset_t previous;
   sigprocmask(SIG_BLOCK, &handled, &previous);  // before fork: no signal is lost
   base::become_subreaper();

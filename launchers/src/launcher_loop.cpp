@@ -98,6 +98,15 @@ std::vector<std::string> LauncherLoop::unit_environment() const {
           std::string(core::env::kResume) + "=" + std::to_string(run_dir_.resume_count())};
 }
 
+namespace {
+// 64 hex digits, as rendezvous::generate_token() makes a secret.
+bool is_token(const std::string& text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+}  // namespace
+
 void export_run_environment(const RunDirectory& run_dir) {
   ::setenv(core::env::kResume, std::to_string(run_dir.resume_count()).c_str(), 1);
   const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
@@ -755,6 +764,13 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     events_.emplace_back(KeyChanged{key});
     wake(wakeup_.get());
   };
+  if (run_dir_.resume_count() > 0) {
+    // The run's secret outlives its starts: items a task signed with it
+    // (replay queues) are read after the resume (docs/resume.md).
+    if (auto before = read_contact(run_dir_.path()); before && is_token(before->token)) {
+      control_options.token = before->token;
+    }
+  }
   control_ = std::make_unique<ControlPlane>(std::move(control_options));
   for (const auto& node : plan_.program.nodes) {
     control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
@@ -783,8 +799,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   for (const LaunchUnit& unit : units_) {
     SupervisedTaskSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
     const core::Task& first = plan_.tasks[unit.tasks.front()];
-    const core::NodeSpec& node = plan_.node(first);
-    spec.hears_notice = node.notice_signal.value != 0 || *node.type == core::NodeType::replay;
+    spec.hears_notice = core::hears_notices(plan_.node(first));
     spec.idle = unit.tasks.size() == 1 && elastic_->knows(first.node) &&
                 !std::binary_search(elastic_->live(first.node).begin(), elastic_->live(first.node).end(),
                                     first.replica);

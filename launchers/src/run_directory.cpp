@@ -98,6 +98,13 @@ RunDirectory RunDirectory::resume(const std::string& path, const std::string& pr
   run.write_file("resume", format_resume({resume, std::time(nullptr)}));
   ::unlink((absolute + "/exit").c_str());  // running again
   keep_or_make_subdirectory(absolute, "logs");
+  // The notices of the start before are no notices of this one (whose
+  // notices count from 1 again): gone before any task starts.
+  std::error_code ec;
+  for (fs::directory_iterator it(absolute + "/notice", ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ignored;
+    if (it->is_regular_file(ignored) || it->is_symlink(ignored)) fs::remove(it->path(), ignored);
+  }
   const std::string addresses = core::address_directory(absolute);
   keep_or_make_subdirectory(absolute, addresses.substr(addresses.rfind('/') + 1));
   const std::string name = fs::path(absolute).filename().string();
@@ -177,7 +184,9 @@ std::optional<std::string> find_run_directory(const std::string& root, const std
   } else if (fs::is_directory(which, ec) && fs::exists(fs::path(which) / "plan.json", ec)) {
     candidate = which;
   } else if (is_plain_name(which)) {
-    candidate = root + "/" + which + ".latest";
+    // A run's name (from `slipway runs`), else a program's: its newest run.
+    const bool run_name = fs::is_directory(root + "/" + which, ec) && fs::exists(root + "/" + which + "/plan.json", ec);
+    candidate = root + "/" + which + (run_name ? "" : ".latest");
   } else {
     if (error) {
       *error = "'" + which + "' is neither a run directory (one holding plan.json) nor a program's "

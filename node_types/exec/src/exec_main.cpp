@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
                  "environment describes the program at that size");
   app.add_option("--log-dir", options.log_dir, "Append each task's output to DIR/NODE.REPLICA.log");
   app.add_option("--grace-ms", grace_ms, "Time between SIGTERM and SIGKILL when stopping");
+  app.add_flag("--slurm-step", options.slurm_step,
+               "Run as a Slurm job step of slipway launch: SIGTERM from Slurm is left to the launcher's "
+               "checkpoint notice for tasks that hear notices; SIGUSR1/SIGUSR2 ask for a notice and a stop");
   app.add_option("--wire-timeout-ms", wire_timeout_ms,
                  "How long to wait for peers' addresses (env SLIPWAY_WIRE_TIMEOUT, seconds, wins)");
   try {

@@ -15,6 +15,7 @@
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
+#include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/tasks/launch_environment.hpp"
@@ -135,6 +136,17 @@ void Agent::on_signals() {
   signalfd_siginfo info{};
   while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
     int sig = static_cast<int>(info.ssi_signo);
+    if (sig == SIGTERM && options_.slurm_step) {
+      // Slurm's own SIGTERM (preemption, scontrol requeue, scancel) reached
+      // every process of the step already; the launcher hears it too and
+      // gives a checkpoint notice. Tasks that act on notices are let run:
+      // the launcher stops them at the notice's deadline (or Slurm does).
+      for (const auto& [id, place] : order_) {
+        const core::Task& task = plan_.tasks[find_task(plan_, options_.tasks.at(place))];
+        if (!core::hears_notices(plan_.node(task))) runner_.signal(id, sig);
+      }
+      continue;
+    }
     if (sig != SIGCHLD) {
       runner_.signal_all(sig);
       if (sig == SIGUSR1 || sig == SIGUSR2) relay_warning(sig);
@@ -153,7 +165,7 @@ void Agent::on_signals() {
 // launcher): the agent asks the launcher for a checkpoint notice and a
 // stop, once (docs/resume.md). The commands have the signal too.
 void Agent::relay_warning(int sig) {
-  if (warning_relayed_ || std::getenv("SLURM_STEP_ID") == nullptr) return;
+  if (warning_relayed_ || !options_.slurm_step) return;
   for (const auto& [id, place] : order_) {
     rendezvous::Client* client = control_.client(id);
     if (client == nullptr) continue;

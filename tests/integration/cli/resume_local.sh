@@ -36,6 +36,7 @@ SHOW_ON_FAILURE="$WORK/first.out"
 wait_until 60 eval 'log | grep -q "^start 1 resume=0 attempt=0$"' || fail "the first start never ran"
 run_dir=$(readlink -f "$SLIPWAY_RUN_ROOT/resumable.latest")
 launcher=$(awk '$1 == "pid" { print $2 }' "$run_dir/rendezvous")
+secret=$(awk '$1 == "token" { print $2 }' "$run_dir/rendezvous")
 kill -KILL "$launcher"
 wait_for_exit "$first"
 wait_until 30 no_survivors || fail "tasks of the killed launcher survive"
@@ -53,6 +54,8 @@ wait_until 60 eval 'log | grep -q "^start 2 "' || fail "the resumed run never st
 log | grep -q "^start 2 resume=1 attempt=1$" || fail "expected SLIPWAY_RESUME=1 and attempt 1 after the resume: $(log | grep ^start)"
 log | grep -q "^----- slipway: resume 1 of run $(basename "$run_dir") -----$" || fail "no resume banner in the log"
 expect_line "$WORK/second.out" "^slipway: resuming program 'resumable' \(resume 1, 1 tasks\)"
+# The run keeps its secret (what its replay queues signed stays readable).
+[ "$(awk '$1 == "token" { print $2 }' "$run_dir/rendezvous")" = "$secret" ] || fail "the resume changed the program's secret"
 run_slipway "$WORK/status.out" status resumable
 expect_status 0
 expect_line "$WORK/status.out" "^run $run_dir \(resume 1\)$"
@@ -69,14 +72,28 @@ grep -q '"stop":false' "$run_dir/state/worker/notices" || fail "the checkpoint n
 grep -q '"seq":1' "$run_dir/state/worker/notices" || fail "the first notice is not seq 1"
 kill -0 "$second" || fail "the program stopped after a checkpoint without a stop"
 
-# SIGTERM: a notice with a stop; the task saves and ends by itself.
-kill -TERM "$second"
+# SIGTERM: a notice with a stop; the task saves and ends by itself. Sent
+# to slipway itself: timeout would send it to its process group too, a
+# second signal, which kills every task at once.
+kill -TERM "$(pgrep -P "$second" | head -n 1)"
 wait_for_exit "$second"
 expect_status 143
-grep -q '"seq":2,.*"stop":true' "$run_dir/state/worker/notices" ||
-  grep -q '"stop":true' "$run_dir/state/worker/notices" || fail "no stop notice: $(cat "$run_dir/state/worker/notices")"
+grep -q '"reason":"the launcher received SIGTERM","seq":2,"stop":true' "$run_dir/state/worker/notices" || fail "no stop notice: $(cat "$run_dir/state/worker/notices")"
 log | grep -q "^saved, stopping$" || fail "the task did not end on its notice"
 expect_line "$WORK/second.out" 'received SIGTERM, stopping the program: checkpoint notice 2 to every task'
 wait_until 30 no_survivors || fail "tasks survive the stop"
 run_slipway "$WORK/runs.out" runs resumable
 expect_line "$WORK/runs.out" "^$(basename "$run_dir") +resumable +[^ ]+ +1 +failed +143$"
+
+# SIGUSR1 to `slipway run` (the process started: its guard passes it on):
+# the time limit's warning, a notice with a stop.
+timeout 120 "$SLIPWAY" run --resume --run "$(basename "$run_dir")" "$WORK/resumable.toml" >"$WORK/third.out" 2>&1 &
+third=$!
+BACKGROUND_PIDS+=("$third")
+SHOW_ON_FAILURE="$WORK/third.out"
+wait_until 60 eval 'log | grep -q "^start 3 resume=2 attempt=2$"' || fail "the second resume never started its task"
+kill -USR1 "$(pgrep -P "$third" | head -n 1)"  # slipway itself, under timeout
+wait_for_exit "$third"
+expect_status 138
+grep -q '"reason":"the time limit is near (SIGUSR1)".*"stop":true' "$run_dir/state/worker/notices" ||
+  fail "no time-limit notice: $(cat "$run_dir/state/worker/notices")"

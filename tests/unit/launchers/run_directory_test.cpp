@@ -149,6 +149,7 @@ TEST_CASE("a resumed run directory counts its resumes, keeps its files and marks
   first.make_task_directories({"learner"});
   first.write_file("state/learner/step", "42\n");
   first.write_file("logs/learner.0.log", "before\n");
+  first.write_file("notice/learner.0", "{}\n");
   first.write_exit(143);
   first.write_file("counters", slipway::launch::format_counters({{"learner.0", {2, 1}}}));
 
@@ -156,6 +157,7 @@ TEST_CASE("a resumed run directory counts its resumes, keeps its files and marks
   CHECK(again.path() == first.path());
   CHECK(again.resume_count() == 1);
   CHECK(access((first.path() + "/exit").c_str(), F_OK) != 0);
+  CHECK(access((first.path() + "/notice/learner.0").c_str(), F_OK) != 0);  // not this start's
   std::ifstream step(first.path() + "/state/learner/step");
   std::string text;
   std::getline(step, text);

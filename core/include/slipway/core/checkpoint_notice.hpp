@@ -27,6 +27,11 @@ struct CheckpointNotice {
   bool stop = false;                  // false: a checkpoint without a stop
 };
 
+struct NodeSpec;
+// Whether a node's tasks act on notices themselves (a notice_signal, or a
+// replay node), so that a stop after a notice lets them run to its deadline.
+bool hears_notices(const NodeSpec& node);
+
 std::string format_notice(const CheckpointNotice& notice);
 std::optional<CheckpointNotice> parse_notice(std::string_view text);
 

@@ -56,6 +56,9 @@ struct ControlPlaneOptions {
   // second per 40 tasks past the first 40, up to 30 s: a lost host is then
   // noticed that much later (tolerance_for_tasks_per_host()).
   std::uint32_t tasks_per_host = 0;
+  // The program's secret: empty for a fresh one; a resumed run keeps its
+  // own (what its replay queues signed with it stays readable: resume.md).
+  std::string token;
 };
 
 // The rendezvous heartbeat miss budget (intervals of 1 s) and

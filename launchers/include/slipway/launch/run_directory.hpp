@@ -48,7 +48,8 @@ class RunDirectory {
   // Opens the run directory at `path` (one holding plan.json) to run its
   // program again: its resume count goes up by one, its exit status goes,
   // and every task log gets a banner line "----- slipway: resume N of run
-  // NAME -----". Throws std::runtime_error when `path` is no run directory
+  // NAME -----"; the notices of the start before (notice/*) are removed.
+  // Throws std::runtime_error when `path` is no run directory
   // or cannot be written.
   // `program` names the latest links pointed at it.
   static RunDirectory resume(const std::string& path, const std::string& program);
@@ -87,7 +88,8 @@ class RunDirectory {
 bool is_plain_name(std::string_view text);
 
 // Finds a run directory from what the user typed: a run directory path (a
-// directory holding plan.json), a program name (its newest run), or nothing
+// directory holding plan.json), a run's name (a directory holding plan.json
+// under ROOT), a program name (its newest run), or nothing
 // (the newest run of any program). Returns nothing when there is none, or
 // when `which` is neither a run directory nor a plain name (is_plain_name);
 // `error` says where it looked, or what a name may hold.

@@ -44,6 +44,12 @@ struct AgentOptions {
   std::chrono::milliseconds wire_timeout{300000};
   std::chrono::milliseconds grace{5000};
   bool launcher_binds_gpus = true;
+  // Started by the Slurm controller as a job step (--slurm-step): Slurm's
+  // SIGTERM reached the commands already and is left to the launcher's
+  // checkpoint notice for tasks that hear notices; SIGUSR1/SIGUSR2 (the time
+  // limit's warning) ask the launcher for a notice and a stop
+  // (docs/resume.md).
+  bool slurm_step = false;
   // The address peers reach this host at, when the plan gives none.
   // Empty: this host's name.
   std::string advertise_host;
