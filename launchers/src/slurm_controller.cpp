@@ -335,7 +335,7 @@ class SlurmRun : public LauncherLoop {
       step.job_id = job_.job_id;
       step.het_group = het_group_of(step.host);
     }
-    std::vector<std::string> agent{options_.exec_path, "--plan", run_dir().plan_path(), "--attempt",
+    std::vector<std::string> agent{options_.exec_path, "--slurm-step", "--plan", run_dir().plan_path(), "--attempt",
                                    std::to_string(task_attempt(attempt)), "--epoch", std::to_string(epoch),
                                    "--log-dir", run_dir().logs_path(),
                                    "--grace-ms", std::to_string(options_.grace.count() / 2),
