@@ -34,14 +34,8 @@ void check_program(Reader& r, const Program& program) {
     r.error(at, "every node of the program is a daemon, so it would stop at once (daemons stop "
                 "when the other nodes finish); make at least one node daemon = false");
   }
-  const bool any_elastic = std::any_of(program.nodes.begin(), program.nodes.end(), [](const NodeSpec& n) {
-    return n.replicas.value.elastic() && n.colocate.value.empty();
-  });
-  if (program.elastic.value.satellites.value_or(0) > 0 && !any_elastic) {
-    r.error(program.elastic.where, "'elastic.satellites' in [program] grows elastic nodes, but the "
-                                   "program has none that resizes (replicas = \"MIN:MAX\", not colocated); "
-                                   "remove it or make a node elastic");
-  }
+  // [program.elastic] satellites needs no elastic node: satellite jobs also
+  // replace the lost hosts of fixed nodes (docs/elastic.md).
 }
 
 void check_node_names(Reader& r, const Program& program) {

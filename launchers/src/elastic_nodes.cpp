@@ -40,8 +40,9 @@ ElasticNodes::ElasticNodes(std::vector<ElasticNodeSpec> nodes) {
     Node n;
     spec.hosted = std::min(spec.hosted, spec.slots);
     n.wanted = spec.grow_manual ? std::min(spec.min, spec.slots) : spec.slots;
-    n.hosted = spec.hosted;
-    n.live = first(std::min(n.wanted, n.hosted));
+    n.hosted.assign(spec.slots, false);
+    for (std::uint32_t slot = 0; slot < spec.hosted; ++slot) n.hosted[slot] = true;
+    n.live = first(std::min(n.wanted, spec.hosted));
     n.spec = std::move(spec);
     std::string name = n.spec.node;
     nodes_.emplace(std::move(name), std::move(n));
@@ -89,41 +90,54 @@ void ElasticNodes::open_window(Node& n, const std::string& cause, Clock::time_po
   if (!n.settle_until) n.settle_until = now + n.spec.settle;
 }
 
+std::uint32_t ElasticNodes::Node::hosted_count() const {
+  return static_cast<std::uint32_t>(std::count(hosted.begin(), hosted.end(), true));
+}
+
+std::optional<std::uint32_t> ElasticNodes::Node::highest_hosted() const {
+  for (std::size_t slot = hosted.size(); slot-- > 0;) {
+    if (hosted[slot]) return static_cast<std::uint32_t>(slot);
+  }
+  return std::nullopt;
+}
+
 std::uint32_t ElasticNodes::satellites_wanted(const std::string& node) const {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return 0;
   const Node& n = it->second;
-  return n.wanted > n.hosted ? n.wanted - n.hosted : 0;
+  const std::uint32_t count = n.hosted_count();
+  return n.wanted > count ? n.wanted - count : 0;
 }
 
 std::uint32_t ElasticNodes::grant(const std::string& node, const std::string& why, Clock::time_point now) {
   Node& n = nodes_.at(node);
-  if (n.hosted >= n.spec.slots) throw std::logic_error("every slot of " + node + " is hosted already");
-  const std::uint32_t slot = n.hosted++;
+  const auto slot = std::find(n.hosted.begin(), n.hosted.end(), false);
+  if (slot == n.hosted.end()) throw std::logic_error("every slot of " + node + " is hosted already");
+  *slot = true;
   if (n.wanted > n.live.size()) open_window(n, why, now);
-  return slot;
+  return static_cast<std::uint32_t>(slot - n.hosted.begin());
 }
 
 std::optional<std::uint32_t> ElasticNodes::releasable(const std::string& node) const {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return std::nullopt;
   const Node& n = it->second;
-  if (n.hosted <= n.spec.hosted || n.wanted >= n.hosted) return std::nullopt;
-  const std::uint32_t slot = n.hosted - 1;
-  if (std::binary_search(n.live.begin(), n.live.end(), slot)) return std::nullopt;
+  const auto slot = n.highest_hosted();
+  if (!slot || *slot < n.spec.hosted || n.wanted >= n.hosted_count()) return std::nullopt;
+  if (std::binary_search(n.live.begin(), n.live.end(), *slot)) return std::nullopt;
   return slot;
 }
 
 std::optional<std::uint32_t> ElasticNodes::release(const std::string& node) {
   const auto slot = releasable(node);
-  if (slot) nodes_.at(node).hosted = *slot;
+  if (slot) nodes_.at(node).hosted[*slot] = false;
   return slot;
 }
 
 std::uint32_t ElasticNodes::settle_for_hosted(const std::string& node) {
   Node& n = nodes_.at(node);
   const std::uint32_t had = n.wanted;
-  n.wanted = std::min(n.wanted, std::max(n.hosted, static_cast<std::uint32_t>(n.live.size())));
+  n.wanted = std::min(n.wanted, std::max(n.hosted_count(), static_cast<std::uint32_t>(n.live.size())));
   return had;
 }
 
@@ -140,10 +154,11 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
     n.settle_until.reset();
     std::vector<std::string> askers;
     askers.swap(n.askers);
-    const std::uint32_t target = std::min(n.wanted, n.hosted);
+    const std::uint32_t hosted = n.hosted_count();
+    const std::uint32_t target = std::min(n.wanted, hosted);
     const std::uint32_t size = static_cast<std::uint32_t>(n.live.size());
     if (target == size) {
-      if (n.wanted > n.hosted) askers.swap(n.askers);  // they wait for satellites
+      if (n.wanted > hosted) askers.swap(n.askers);  // they wait for satellites
       continue;
     }
     Resize r;
@@ -152,8 +167,8 @@ std::vector<Resize> ElasticNodes::tick(Clock::time_point now) {
     if (n.spec.world) {
       n.live = first(target);
     } else if (target > size) {
-      for (std::uint32_t slot = 0; slot < n.hosted && n.live.size() < target; ++slot) {
-        if (!std::binary_search(n.live.begin(), n.live.end(), slot)) {
+      for (std::uint32_t slot = 0; slot < n.spec.slots && n.live.size() < target; ++slot) {
+        if (n.hosted[slot] && !std::binary_search(n.live.begin(), n.live.end(), slot)) {
           n.live.insert(std::upper_bound(n.live.begin(), n.live.end(), slot), slot);
         }
       }
@@ -174,13 +189,9 @@ bool ElasticNodes::shrinks_on_loss(const std::string& node) const {
   return it != nodes_.end() && it->second.spec.shrink_on_loss;
 }
 
-std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t replica,
-                                         const std::string& why) {
-  auto it = nodes_.find(node);
-  if (it == nodes_.end()) return std::nullopt;
-  Node& n = it->second;
+Resize ElasticNodes::shrink(Node& n, std::uint32_t replica, const std::string& why) {
   const std::uint32_t size = static_cast<std::uint32_t>(n.live.size());
-  if (size <= n.spec.min) return std::nullopt;
+  const std::string& node = n.spec.node;
   Resize r;
   r.node = node;
   r.from = n.live;
@@ -190,9 +201,33 @@ std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t 
     n.live.erase(std::remove(n.live.begin(), n.live.end(), replica), n.live.end());
   }
   r.live = n.live;
-  n.wanted = static_cast<std::uint32_t>(n.live.size());
   r.cause = node + " shrinks from " + std::to_string(size) + " to " + std::to_string(r.live.size()) +
             " replicas (" + why + ")";
+  return r;
+}
+
+std::optional<Resize> ElasticNodes::lost(const std::string& node, std::uint32_t replica,
+                                         const std::string& why) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || it->second.live.size() <= it->second.spec.min) return std::nullopt;
+  Node& n = it->second;
+  Resize r = shrink(n, replica, why);
+  n.wanted = static_cast<std::uint32_t>(n.live.size());
+  return r;
+}
+
+std::optional<Resize> ElasticNodes::lost_without_room(const std::string& node, std::uint32_t replica,
+                                                      const std::string& why, bool grow_back) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || it->second.live.size() <= it->second.spec.min) return std::nullopt;
+  Node& n = it->second;
+  const std::uint32_t wanted = std::max(n.wanted, static_cast<std::uint32_t>(n.live.size()));
+  Resize r = shrink(n, replica, why);
+  // A world's ranks stay on hosted slots 0..N-1: its highest hosted slot
+  // gives up its host, which the lost rank's replica takes over.
+  r.unhosted = n.spec.world ? n.highest_hosted() : std::optional<std::uint32_t>(replica);
+  if (r.unhosted && *r.unhosted < n.hosted.size()) n.hosted[*r.unhosted] = false;
+  n.wanted = grow_back ? wanted : static_cast<std::uint32_t>(n.live.size());
   return r;
 }
 

@@ -306,12 +306,14 @@ void LauncherLoop::apply_resizes(Clock::time_point now) {
   for (const Resize& r : elastic_->tick(now)) apply_resize(r, now);
 }
 
-bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why) {
+bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool grow_back) {
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
   if (units_[unit].tasks.size() != 1 || !elastic_->knows(task.node)) return false;
-  auto resize = elastic_->lost(task.node, task.replica, "no host has room for " + task.name());
+  auto resize = elastic_->lost_without_room(task.node, task.replica, "no host has room for " + task.name(),
+                                            grow_back);
   if (!resize) return false;
   say(units_[unit].name + ": " + why);
+  if (resize->unhosted) slot_unhosted(unit, unit_of_task(task.node + "." + std::to_string(*resize->unhosted)));
   const auto now = Clock::now();
   apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.
@@ -410,6 +412,7 @@ void LauncherLoop::start_queued() {
 }
 
 bool LauncherLoop::drop_queued(std::size_t unit) {
+  if (waiting_for_host_.erase(unit)) return true;
   auto it = std::find_if(queued_.begin(), queued_.end(),
                          [unit](const QueuedLaunch& q) { return q.unit == unit; });
   if (it == queued_.end()) return false;
@@ -427,28 +430,30 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
     }
   }
   launching(units, attempt);
-  auto groups = attempt == 0 && units.size() > 1 ? group_first_launches(units)
-                                                 : std::vector<std::vector<std::size_t>>{units};
+  // A later attempt starts each unit alone (start_units' contract), also
+  // when several were queued together.
+  std::vector<std::vector<std::size_t>> groups;
+  if (attempt == 0 && units.size() > 1) {
+    groups = group_first_launches(units);
+  } else {
+    for (std::size_t unit : units) groups.push_back({unit});
+  }
   for (const auto& group : groups) {
     if (group.empty()) continue;
     try {
       UnitHandle carrier = start_units(group, attempt, unit_environment());
       tracker_->started(carrier, group, attempt);
       record_launch(group, attempt);
+    } catch (const WaitForHost& e) {
+      for (std::size_t unit : group) {
+        budget_->release(unit);
+        waiting_for_host_[unit] = attempt;
+        say(units_[unit].name + ": " + e.what());
+      }
     } catch (const NoRoom& e) {
       for (std::size_t unit : group) {
         budget_->release(unit);
-        if (shrink_for(unit, e.what())) continue;
-        std::string why = e.what();
-        const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-        if (elastic_->knows(task.node)) {
-          const auto& range = plan_.program.find_node(task.node)->replicas.value;
-          why += "; " + task.node + " runs its minimum of " + std::to_string(elastic_->live(task.node).size()) +
-                 " replicas (replicas = \"" + std::to_string(range.min) + ":" + std::to_string(range.max) +
-                 "\") and cannot shrink";
-        }
-        say(units_[unit].name + ": " + why);
-        carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+        ended_without_room(unit, e.what(), true);
       }
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
@@ -459,6 +464,34 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
     }
   }
 }
+
+void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_text, bool grow_back) {
+  if (shrink_for(unit, why_text, grow_back)) return;
+  std::string why = why_text;
+  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
+  if (elastic_->knows(task.node)) {
+    const auto& range = plan_.program.find_node(task.node)->replicas.value;
+    why += "; " + task.node + " runs its minimum of " + std::to_string(elastic_->live(task.node).size()) +
+           " replicas (replicas = \"" + std::to_string(range.min) + ":" + std::to_string(range.max) +
+           "\") and cannot shrink";
+  }
+  say(units_[unit].name + ": " + why);
+  carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+}
+
+void LauncherLoop::host_found(std::size_t unit) {
+  auto it = waiting_for_host_.find(unit);
+  if (it == waiting_for_host_.end()) return;
+  queued_.push_back({unit, it->second});  // started by start_queued, at the end of this turn
+  waiting_for_host_.erase(it);
+}
+
+void LauncherLoop::host_not_found(std::size_t unit, const std::string& why) {
+  if (!waiting_for_host_.erase(unit)) return;
+  ended_without_room(unit, why, false);
+}
+
+TaskState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->task(unit).state; }
 
 void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   // First launches that come together may share a process: gather them.
@@ -540,7 +573,7 @@ void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
   // next epoch starts at the smaller size, not first at the old one, which
   // could not form.
   if (lost && elastic_replica && !supervisor_->stopping()) {
-    if (auto why = no_room_for(unit)) shrink_for(unit, *why);
+    if (auto why = no_room_for(unit)) shrink_for(unit, *why, true);
   }
 }
 

@@ -89,6 +89,17 @@ class NoRoom : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What start_units throws when no host has room for a unit now but the
+// launcher is getting one (a satellite job, docs/elastic.md): the unit
+// waits, launched on this attempt but with no carrier, until the launcher
+// calls host_found() (it starts then, on the same attempt) or
+// host_not_found() (it ends as a NoRoom would have ended it). A stop of a
+// waiting unit ends it as stopped. what() is said once, as it starts to wait.
+class WaitForHost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class LauncherLoop {
  public:
   // descriptor_cost(unit): descriptors of this process a running unit holds
@@ -152,6 +163,21 @@ class LauncherLoop {
   // Once every turn of the loop while the program runs, after the turn's
   // events and resizes (the Slurm controller's satellite jobs).
   virtual void turn_done() {}
+  // An elastic node shrank because `lost` (a unit of it) had no host with
+  // room; `unhosted`, a slot of the same node that runs nothing now, is
+  // the one without a host from now on (ElasticNodes::lost_without_room):
+  // for a world the highest hosted slot, whose host `lost` takes over.
+  virtual void slot_unhosted(std::size_t /*lost*/, std::size_t /*unhosted*/) {}
+
+  // Units waiting for a host (WaitForHost): it came (the unit starts at the
+  // end of this turn), or it will not (`why`: the unit ends as with
+  // NoRoom(why); an elastic node's replica shrinks its node, and the node
+  // does not ask for it back). Either only for a unit waiting_for_host().
+  void host_found(std::size_t unit);
+  void host_not_found(std::size_t unit, const std::string& why);
+  bool waiting_for_host(std::size_t unit) const { return waiting_for_host_.count(unit) != 0; }
+  // The supervisor's state of the unit.
+  TaskState unit_state(std::size_t unit) const;
 
   // Satellite slots of elastic nodes (core/satellite_slots.hpp), for a
   // launcher that can get them hosts: the elastic nodes, and how many more
@@ -225,7 +251,10 @@ class LauncherLoop {
   // `ended`: a unit that has ended already (not said to be stopped).
   void apply_resize(const Resize& resize, Clock::time_point now,
                     std::optional<std::size_t> ended = std::nullopt);
-  bool shrink_for(std::size_t unit, const std::string& why);
+  // `grow_back`: the node wants the replica back once a host has room.
+  bool shrink_for(std::size_t unit, const std::string& why, bool grow_back);
+  // start_units found no room for `unit`: it shrinks its node, or fails.
+  void ended_without_room(std::size_t unit, const std::string& why, bool grow_back);
   void publish_live(const std::string& node);
   // Publishes the next checkpoint notice; returns its deadline.
   Clock::time_point publish_notice(const std::string& reason, bool stop);
@@ -260,6 +289,7 @@ class LauncherLoop {
     int attempt;
   };
   std::deque<QueuedLaunch> queued_;
+  std::map<std::size_t, int> waiting_for_host_;  // unit -> its attempt (WaitForHost)
   std::function<std::size_t(std::size_t)> descriptor_cost_;
   std::unique_ptr<DescriptorBudget> budget_;
   std::vector<base::PollSource*> sources_;

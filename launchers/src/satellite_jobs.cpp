@@ -52,29 +52,36 @@ bool satellite_drops_variable(std::string_view entry) {
 }
 
 void SatelliteBook::submitted(const std::string& id, const std::string& node, Clock::time_point now) {
-  jobs_[id] = Job{id, node, now, {}, std::nullopt};
+  jobs_[id] = Job{id, node, now, {}, std::nullopt, false};
+}
+
+void SatelliteBook::submitted_for(const std::string& id, const std::string& node, std::size_t unit,
+                                  Clock::time_point now) {
+  jobs_[id] = Job{id, node, now, {}, unit, true};
 }
 
 std::uint32_t SatelliteBook::pending_for(const std::string& node) const {
   std::uint32_t n = 0;
-  for (const auto& [id, job] : jobs_) n += job.node == node && job.host.empty();
+  for (const auto& [id, job] : jobs_) n += job.node == node && job.host.empty() && !job.replacement;
   return n;
 }
 
 std::optional<std::string> SatelliteBook::newest_pending(const std::string& node) const {
   const Job* newest = nullptr;
   for (const auto& [id, job] : jobs_) {
-    if (job.node == node && job.host.empty() && (!newest || job.since >= newest->since)) newest = &job;
+    if (job.node == node && job.host.empty() && !job.replacement && (!newest || job.since >= newest->since)) {
+      newest = &job;
+    }
   }
   if (!newest) return std::nullopt;
   return newest->id;
 }
 
-std::optional<std::string> SatelliteBook::granted(const std::string& id, const std::string& host) {
+const SatelliteBook::Job* SatelliteBook::granted(const std::string& id, const std::string& host) {
   auto it = jobs_.find(id);
-  if (it == jobs_.end() || !it->second.host.empty() || host.empty()) return std::nullopt;
+  if (it == jobs_.end() || !it->second.host.empty() || host.empty()) return nullptr;
   it->second.host = host;
-  return it->second.node;
+  return &it->second;
 }
 
 void SatelliteBook::bind(const std::string& id, std::size_t unit) {
@@ -86,6 +93,16 @@ const SatelliteBook::Job* SatelliteBook::of_unit(std::size_t unit) const {
     if (job.unit == unit) return &job;
   }
   return nullptr;
+}
+
+void SatelliteBook::swap_units(std::size_t a, std::size_t b) {
+  for (auto& [id, job] : jobs_) {
+    if (job.unit == a) {
+      job.unit = b;
+    } else if (job.unit == b) {
+      job.unit = a;
+    }
+  }
 }
 
 std::optional<SatelliteBook::Job> SatelliteBook::remove(const std::string& id) {

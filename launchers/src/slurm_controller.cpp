@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <cctype>
@@ -172,18 +173,35 @@ class SlurmRun : public LauncherLoop {
     const std::size_t unit = group.front();
     const LaunchUnit& u = units()[unit];
     StepRequest step = step_for_unit(plan(), u);
-    if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
-      if (auto why = no_room_for(unit)) {  // its host is lost
-        const std::string id = satellite->id;
-        cancel_satellite(id);
-        throw NoRoom(*why);
-      }
+    if (attempt > 0) wait_for_world(unit);
+    const SatelliteBook::Job* satellite = satellites_.of_unit(unit);
+    if (satellite && satellite->host.empty()) {  // its replacement still pends
+      throw WaitForHost("waits for satellite job " + satellite->id + " (pending)");
+    }
+    std::string satellite_lost;
+    if (satellite && lost_hosts_.count(satellite->host)) {
+      satellite_lost = "its satellite job " + satellite->id + " lost its host " + satellite->host;
+      cancel_satellite(satellite->id);
+      unhost(unit);
+      satellite = nullptr;
+    }
+    if (satellite) {
       step.host = satellite->host;
       step.job_id = satellite->id;
-    } else if (placeholders_.count(unit_host_[unit])) {
-      throw NoRoom(*no_room_for(unit));
+    } else if (attempt == 0 && placeholders_.count(unit_host_[unit])) {
+      throw NoRoom(u.name + " has no satellite job to run in");
+    } else if (attempt == 0) {
+      step.host = unit_host_[unit];
+    } else if (auto host = host_with_room(unit, step, false)) {
+      step.host = *host;
     } else {
-      step.host = attempt == 0 ? unit_host_[unit] : choose_host(unit, step);
+      // A host from the queue, or the loss ends as one without room.
+      const std::string why = satellite_lost.empty() ? no_room_in_job(step) : satellite_lost;
+      const auto refused = replacement_refused(unit);
+      if (refused) throw NoRoom(why + *refused);
+      const std::string id = submit_replacement(unit, step);
+      throw WaitForHost(why + "; waiting up to " + seconds_text(satellite_settings_.wait_ms) +
+                        " for satellite job " + id + " ([program.elastic] satellite_wait)");
     }
     unit_host_[unit] = step.host;
     for (std::uint32_t task : u.tasks) {
@@ -219,9 +237,17 @@ class SlurmRun : public LauncherLoop {
     const std::string id = key.substr(core::keys::kSatellitePrefix.size());
     const auto host = control().server().get(key);
     if (!host || !valid_host_name(*host)) return;
-    const auto node = satellites_.granted(id, *host);
-    if (!node) return;  // cancelled meanwhile (scancel ends it), or not ours
-    const std::size_t unit = satellite_granted(*node, "satellite job " + id + " granted on " + *host);
+    const SatelliteBook::Job* job = satellites_.granted(id, *host);
+    if (!job) return;  // cancelled meanwhile (scancel ends it), or not ours
+    if (job->replacement) {
+      // Started at the end of this turn (start_waiting).
+      unit_host_[*job->unit] = *host;
+      say("satellite job " + id + " runs on " + *host + ": a place for " + units()[*job->unit].name +
+          ", whose host is lost");
+      return;
+    }
+    const std::string node = job->node;
+    const std::size_t unit = satellite_granted(node, "satellite job " + id + " granted on " + *host);
     satellites_.bind(id, unit);
     unit_host_[unit] = *host;
     say("satellite job " + id + " runs on " + *host + ": a place for " + units()[unit].name);
@@ -231,18 +257,23 @@ class SlurmRun : public LauncherLoop {
   // wanted beyond those hosted, cancelled when pending too long or no
   // longer wanted, released once their replica is retired.
   void turn_done() override {
-    if (satellite_settings_.jobs == 0) return;
     const auto now = SatelliteBook::Clock::now();
     const std::chrono::milliseconds wait(satellite_settings_.wait_ms);
     for (const auto& job : satellites_.expired(now, wait)) {
       cancel_satellite(job.id);
-      satellites_abandoned(job.node, "satellite job " + job.id + " still pends after " +
-                                         std::to_string(satellite_settings_.wait_ms / 1000) +
-                                         " s ([program.elastic] satellite_wait); cancelled");
+      const std::string pends = "satellite job " + job.id + " still pends after " +
+                                seconds_text(satellite_settings_.wait_ms) + " ([program.elastic] satellite_wait); cancelled";
+      if (job.replacement) {
+        replacement_expired(*job.unit, pends);
+      } else {
+        satellites_abandoned(job.node, pends);
+      }
     }
+    start_waiting();
+    release_replacements();
     for (const std::string& node : elastic_node_names()) {
       while (auto unit = satellite_releasable(node)) {
-        unit_host_[*unit] = plan().hosts.at(units()[*unit].host).name;
+        unhost(*unit);
         if (const SatelliteBook::Job* job = satellites_.of_unit(*unit)) {
           const std::string id = job->id, host = job->host;
           cancel_satellite(id);
@@ -294,16 +325,41 @@ class SlurmRun : public LauncherLoop {
   bool hears_losses() const override { return true; }
 
   // As start_units would find it: a satellite's unit has room while its
-  // satellite's host is not lost; any other, where choose_host finds a host.
+  // satellite's host is not lost; any other, where host_with_room finds a
+  // host.
+  // A replica outside a world that may wait for a satellite job has room
+  // to come: its node does not shrink at once (a world's does, and grows
+  // back).
   std::optional<std::string> no_room_for(std::size_t unit) override {
+    std::optional<std::string> why;
     if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
-      if (!lost_hosts_.count(satellite->host)) return std::nullopt;
-      return "its satellite job " + satellite->id + " lost its host";
+      if (!satellite->host.empty() && !lost_hosts_.count(satellite->host)) return std::nullopt;
+      why = "its satellite job " + satellite->id + " lost its host";
+    } else if (placeholders_.count(unit_host_[unit])) {
+      why = units()[unit].name + " has no satellite job to run in";
+    } else {
+      const StepRequest step = step_for_unit(plan(), units()[unit]);
+      if (host_with_room(unit, step, false)) return std::nullopt;
+      why = no_room_in_job(step);
     }
-    if (placeholders_.count(unit_host_[unit])) return units()[unit].name + " has no satellite job to run in";
-    const StepRequest step = step_for_unit(plan(), units()[unit]);
-    if (host_with_room(unit, step, false)) return std::nullopt;
-    return no_room_in_job(step);
+    if (units()[unit].world < 0 && !replacement_refused(unit)) return std::nullopt;
+    return why;
+  }
+
+  // The world's lost rank takes over the host of the slot its node gave
+  // up (elastic_nodes.hpp); that slot, on the lost host now, waits for a
+  // satellite job or room in the job to grow back into.
+  void slot_unhosted(std::size_t lost, std::size_t unhosted) override {
+    if (lost != unhosted) {
+      std::swap(unit_host_[lost], unit_host_[unhosted]);
+      satellites_.swap_units(lost, unhosted);
+    }
+    if (const SatelliteBook::Job* job = satellites_.of_unit(unhosted)) {
+      const std::string id = job->id, host = job->host;
+      cancel_satellite(id);
+      say("satellite job " + id + " on " + host + " released: its host is lost");
+    }
+    unhost(unhosted);
   }
 
   // A step whose units have all ended but which lost one waits for Slurm to
@@ -365,6 +421,21 @@ class SlurmRun : public LauncherLoop {
   // sbatch of one satellite job for a replica of `node`; false (said why)
   // when Slurm refused it.
   bool submit_satellite(const std::string& node) {
+    const SatelliteRequest request = satellite_request(node);
+    std::string why;
+    const auto id = sbatch_satellite(request, why);
+    if (!id) {
+      satellites_abandoned(node, "no satellite job: " + why);
+      return false;
+    }
+    satellites_.submitted(*id, node, SatelliteBook::Clock::now());
+    say(node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) + " cpus" +
+        (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) + ") for one more replica");
+    return true;
+  }
+
+  // A satellite job for one replica of `node`.
+  SatelliteRequest satellite_request(const std::string& node) const {
     const core::NodeSpec& spec = *plan().program.find_node(node);
     SatelliteRequest request;
     request.program = *plan().program.name;
@@ -379,24 +450,21 @@ class SlurmRun : public LauncherLoop {
     request.account = spec.account.value;
     request.qos = spec.qos.value;
     request.constraint = spec.constraint.value;
+    return request;
+  }
+
+  // sbatch of a satellite job: its id, or nothing (`why` says why).
+  std::optional<std::string> sbatch_satellite(const SatelliteRequest& request, std::string& why) {
     std::vector<std::string> env = environment_without(satellite_drops_variable);
     env.push_back(std::string(core::env::kRunDir) + "=" + run_dir().path());
-    std::string why;
     try {
       Captured sbatch = run_captured(satellite_sbatch_command(request), std::move(env));
-      if (auto id = parse_job_id(sbatch.out); id && sbatch.exit.success()) {
-        satellites_.submitted(*id, node, SatelliteBook::Clock::now());
-        say(node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) +
-            " cpus" + (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) +
-            ") for one more replica");
-        return true;
-      }
+      if (auto id = parse_job_id(sbatch.out); id && sbatch.exit.success()) return id;
       why = "sbatch " + sbatch.exit.describe() + ": " + first_line(sbatch.err.empty() ? sbatch.out : sbatch.err);
     } catch (const std::exception& e) {
       why = std::string("cannot run sbatch: ") + e.what();
     }
-    satellites_abandoned(node, "no satellite job: " + why);
-    return false;
+    return std::nullopt;
   }
 
   void cancel_satellite(const std::string& id) {
@@ -420,18 +488,6 @@ class SlurmRun : public LauncherLoop {
     return -1;
   }
 
-  // A host for a resubmitted unit, by the planner's rule
-  // (core::host_for_relaunch). Slurm holds a step's CPUs until all of its tasks have ended, so a host
-  // has room now when the steps still running leave room; failing that, a
-  // host where the units still running leave room will have it once the
-  // steps of ended units finish (srun waits for it). Units starting in the
-  // same turn without a step yet (a world's new epoch; replicas an elastic
-  // node adds, bound to their planned hosts) count on the host they had.
-  std::string choose_host(std::size_t unit, const StepRequest& step) {
-    if (auto host = host_with_room(unit, step, false)) return *host;
-    throw NoRoom(no_room_in_job(step));
-  }
-
   std::string no_room_in_job(const StepRequest& step) const {
     std::string lost;
     for (const auto& h : lost_hosts_) lost += (lost.empty() ? "" : ", ") + h;
@@ -442,7 +498,15 @@ class SlurmRun : public LauncherLoop {
 
   // A host of the job with room for `unit` now (what running steps and
   // starting units hold leaves room), or, unless `now_only`, once the steps
-  // of ended units have finished.
+  // of ended units have finished: where a resubmitted unit goes, by the
+  // planner's rule (core::host_for_relaunch). Slurm holds a step's CPUs
+  // until all of its tasks have ended, so a host has room now when the
+  // steps still running leave room; failing that, a host where the units
+  // still running leave room will have it once the steps of ended units
+  // finish (srun waits for it). Units starting in the same turn without a
+  // step yet (a world's new epoch; replicas an elastic node adds, bound to
+  // their planned hosts) count on the host they had; units waiting for a
+  // satellite job count nowhere.
   std::optional<std::string> host_with_room(std::size_t unit, const StepRequest& step, bool now_only) {
     std::map<std::string, core::HostDemand> held, used;
     for (const auto& [pid, step_held] : live_steps_) {
@@ -490,6 +554,166 @@ class SlurmRun : public LauncherLoop {
     return false;
   }
 
+  // The placeholder host of a unit that has none (a slot held for a
+  // satellite job, a unit whose host is lost): "satellite:UNIT", as the
+  // plan names the hosts of satellite slots.
+  void unhost(std::size_t unit) {
+    unit_host_[unit] = "satellite:" + units()[unit].name;
+    placeholders_.insert(unit_host_[unit]);
+  }
+
+  static std::string seconds_text(std::uint32_t ms) {
+    return std::to_string(ms / 1000) + (ms % 1000 ? "." + std::to_string(ms % 1000 / 100) : "") + " s";
+  }
+
+  // Why `unit`, with no host that has room, may not wait for a satellite
+  // job (text to add to the no-room line; empty: nothing to add), or
+  // nothing when it may.
+  std::optional<std::string> replacement_refused(std::size_t unit) {
+    const LaunchUnit& u = units()[unit];
+    const core::Task& task = plan().tasks[u.tasks.front()];
+    const core::NodeSpec& node = plan().node(task);
+    if (satellite_settings_.jobs == 0) {
+      if (node.replicas.value.elastic() || lost_hosts_.empty()) return std::string();  // it shrinks, or says it runs its MIN
+      return "; a satellite job could replace its lost host ([program.elastic] satellites), or a spare "
+             "host in the job (e.g. srun -N" + std::to_string(job_hosts() + 1) + ")";
+    }
+    // An elastic world above MIN shrinks now, and grows back later.
+    if (u.tasks.size() == 1 && node.replicas.value.elastic() && forms_world(node.framework.value) &&
+        live_plan()->tasks_of(task.node).size() > node.replicas.value.min) {
+      return std::string();
+    }
+    if (no_more_satellites_.count(unit)) {
+      return "; its satellite job did not start within satellite_wait before, so no other is asked for";
+    }
+    if (satellites_.size() >= satellite_settings_.jobs) {
+      return "; every satellite job [program.elastic] satellites = " + std::to_string(satellite_settings_.jobs) +
+             " allows is in use (raise it to replace more lost hosts)";
+    }
+    return std::nullopt;
+  }
+
+  // Asks Slurm for a satellite job for `unit`, whose host is lost; its id.
+  // Throws NoRoom when Slurm refuses it.
+  std::string submit_replacement(std::size_t unit, const StepRequest& step) {
+    const core::Task& task = plan().tasks[units()[unit].tasks.front()];
+    SatelliteRequest request = satellite_request(task.node);
+    request.cpus = step.cpus;
+    request.gpus = step.gpus;
+    request.mem_mb = step.mem_mb;
+    std::string why;
+    const auto id = sbatch_satellite(request, why);
+    if (!id) throw NoRoom(no_room_in_job(step) + "; no satellite job: " + why);
+    satellites_.submitted_for(*id, task.node, unit, SatelliteBook::Clock::now());
+    unhost(unit);
+    say(task.node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) +
+        " cpus" + (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) + ") for " +
+        units()[unit].name + ", whose host is lost");
+    return *id;
+  }
+
+  // A unit of a world starts only with its world: while a unit of it
+  // waits for a host (or is about to: starting this turn with none, a
+  // satellite job to come), it waits too.
+  void wait_for_world(std::size_t unit) {
+    const int world = units()[unit].world;
+    if (world < 0) return;
+    for (std::size_t mate = 0; mate < units().size(); ++mate) {
+      if (mate == unit || units()[mate].world != world || !unit_starting(mate)) continue;
+      const SatelliteBook::Job* job = satellites_.of_unit(mate);
+      bool waits = job && job->host.empty();
+      if (!waits && !job && (lost_hosts_.count(unit_host_[mate]) || placeholders_.count(unit_host_[mate]))) {
+        // Starting later this turn: it will wait when no host has room.
+        waits = !host_with_room(mate, step_for_unit(plan(), units()[mate]), false) && !replacement_refused(mate);
+      } else if (!waits && job && lost_hosts_.count(job->host)) {
+        waits = !replacement_refused(mate);
+      }
+      if (!waits) continue;
+      held_for_[unit] = mate;
+      throw WaitForHost("waits for a host for " + units()[mate].name + " (its world starts as a whole)");
+    }
+  }
+
+  // Waiting units whose host came: a replacement granted, room in the job
+  // again (its pending satellite job is cancelled), a world mate's host.
+  void start_waiting() {
+    for (auto it = held_for_.begin(); it != held_for_.end();) {
+      const auto [unit, mate] = *it;
+      if (!waiting_for_host(unit)) {
+        it = held_for_.erase(it);
+      } else if (!waiting_for_host(mate)) {
+        it = held_for_.erase(it);
+        host_found(unit);
+      } else {
+        ++it;
+      }
+    }
+    std::vector<std::pair<std::size_t, std::string>> jobs;  // replacements: unit, id
+    for (const auto& [id, job] : satellites_.jobs()) {
+      if (job.replacement && waiting_for_host(*job.unit)) jobs.emplace_back(*job.unit, id);
+    }
+    for (const auto& [unit, id] : jobs) {
+      const SatelliteBook::Job& job = satellites_.jobs().at(id);
+      if (!job.host.empty()) {
+        host_found(unit);
+        continue;
+      }
+      const auto host = host_with_room(unit, step_for_unit(plan(), units()[unit]), true);
+      if (!host) continue;
+      cancel_satellite(id);
+      unit_host_[unit] = *host;
+      say(units()[unit].name + ": room on " + *host + " of job " + job_.job_id + " again; satellite job " + id +
+          " cancelled");
+      host_found(unit);
+    }
+  }
+
+  // A replacement that pended too long: the unit ends as a loss without
+  // room (and asks for no other).
+  void replacement_expired(std::size_t unit, const std::string& pends) {
+    no_more_satellites_.insert(unit);
+    const core::Task& task = plan().tasks[units()[unit].tasks.front()];
+    const core::NodeSpec& node = plan().node(task);
+    const std::string partition = !node.partition.value.empty() ? node.partition.value
+                                                                : job_.components.front().partition;
+    host_not_found(unit, pends + ": no host for replica " + std::to_string(task.replica) + " of node " +
+                             task.node + ", whose host is lost; free a host of partition " + partition +
+                             ", raise [program.elastic] satellite_wait, or give the job a spare host (e.g. srun -N" +
+                             std::to_string(job_hosts() + 1) + ")");
+  }
+
+  std::size_t job_hosts() const {
+    std::size_t n = 0;
+    for (const auto& component : job_.components) n += component.hosts.size();
+    return n;
+  }
+
+  // Replacements whose unit no longer runs nor will (it finished, failed
+  // for good, was stopped or retired) are cancelled.
+  void release_replacements() {
+    std::vector<std::string> gone;
+    for (const auto& [id, job] : satellites_.jobs()) {
+      if (!job.replacement) continue;
+      const std::size_t unit = *job.unit;
+      if (waiting_for_host(unit) || unit_carrier(unit) || unit_starting(unit) ||
+          unit_state(unit) == TaskState::Backoff) {
+        continue;
+      }
+      const std::string in_job = "job " + id;
+      if (std::any_of(live_steps_.begin(), live_steps_.end(),
+                      [&](const auto& step) { return step.second.host == in_job; })) {
+        continue;  // its step still ends
+      }
+      gone.push_back(id);
+    }
+    for (const std::string& id : gone) {
+      const SatelliteBook::Job job = satellites_.jobs().at(id);
+      cancel_satellite(id);
+      say("satellite job " + id + (job.host.empty() ? "" : " on " + job.host) + " released: " +
+          units()[*job.unit].name + " no longer needs it");
+    }
+  }
+
   const SlurmLaunchOptions& options_;
   SlurmJob job_;
   core::SatelliteSettings satellite_settings_;
@@ -499,6 +723,8 @@ class SlurmRun : public LauncherLoop {
       [this] { return satellites_.deadline(std::chrono::milliseconds(satellite_settings_.wait_ms)); }};
   std::vector<std::string> unit_host_;
   std::set<std::string> lost_hosts_;
+  std::set<std::size_t> no_more_satellites_;   // units whose replacement pended too long
+  std::map<std::size_t, std::size_t> held_for_;  // a world's unit waiting -> the mate it waits for
   std::set<pid_t> steps_with_losses_;
   struct Reservation {
     std::string host;

@@ -335,7 +335,7 @@ elastic = { grow = "sometimes", settle = -1, setle = 1 }
   CHECK(errors[3].find("unknown key 'setle' in the elastic table in node 'actor'; did you mean 'settle'?") != std::string::npos);
 }
 
-TEST_CASE("satellite keys belong to [program.elastic] and need an elastic node", "[core][parse][elastic]") {
+TEST_CASE("satellite keys belong to [program.elastic], also for a program of fixed nodes", "[core][parse][elastic]") {
   const Program p = parse_ok(R"([program]
 name = "e"
 elastic = { satellites = 4, satellite_wait = 90 }
@@ -364,13 +364,14 @@ elastic = { satellites = 1 }
   REQUIRE(errors.size() == 2);
   CHECK(errors[0] == "t.toml:3:26: 'elastic.satellites' in [program] must be a count of jobs, 0 to 64");
   CHECK(errors[1] == "t.toml:7:13: 'elastic.satellites' in node 'actor' belongs to the whole program: set it in [program.elastic]");
-  const auto fixed = parse_errors(R"([program]
+  // Satellite jobs replace the lost hosts of fixed nodes too.
+  const Program fixed = parse_ok(R"([program]
 name = "e"
-elastic = { satellites = 2 }
+elastic = { satellites = 2, satellite_wait = 30 }
 [node.actor]
 command = "act"
 replicas = 3
 )");
-  REQUIRE(fixed.size() == 1);
-  CHECK(fixed[0].find("t.toml:3:11: 'elastic.satellites' in [program] grows elastic nodes, but the program has none") == 0);
+  CHECK(satellite_settings(fixed).jobs == 2);
+  CHECK(satellite_settings(fixed).wait_ms == 30000);
 }

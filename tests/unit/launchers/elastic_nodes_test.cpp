@@ -135,3 +135,55 @@ TEST_CASE("a lost replica lowers the wanted size: the node does not grow back by
   CHECK(e.satellites_wanted("trainer") == 0);
   CHECK_FALSE(e.next_deadline());
 }
+
+TEST_CASE("a world that lost a rank with no room shrinks, gives up its highest slot and grows back once it is hosted again") {
+  ElasticNodes e({spec("trainer", 2, 3, 3, true)});
+  // Rank 0's host is lost: rank 0's replica takes slot 2's host; slot 2 has none.
+  auto r = e.lost_without_room("trainer", 0, "no host has room for trainer.0", true);
+  REQUIRE(r);
+  CHECK(r->live == Live{0, 1});
+  CHECK(r->unhosted == 2u);
+  CHECK(r->cause == "trainer shrinks from 3 to 2 replicas (no host has room for trainer.0)");
+  CHECK(e.satellites_wanted("trainer") == 1);  // it wants slot 2 back
+  CHECK(e.tick(t0 + 10s).empty());             // and does not grow until then
+  CHECK_FALSE(e.releasable("trainer"));
+  CHECK(e.grant("trainer", "satellite job 9 granted on fn3", t0 + 20s) == 2);
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK(e.tick(t0 + 20s).empty());  // the settle window first
+  auto grown = e.tick(t0 + 20500ms);
+  REQUIRE(grown.size() == 1);
+  CHECK(grown[0].live == Live{0, 1, 2});
+  CHECK(grown[0].cause == "trainer grows from 2 to 3 replicas (satellite job 9 granted on fn3)");
+  // At MIN it cannot shrink: the launcher replaces the rank's host instead.
+  REQUIRE(e.lost_without_room("trainer", 2, "x", true));
+  CHECK_FALSE(e.lost_without_room("trainer", 1, "x", true));
+}
+
+TEST_CASE("a none node that lost a replica with no room gives up that replica's slot, and grows back into it") {
+  ElasticNodes e({spec("actor", 1, 4, 4, false)});
+  auto r = e.lost_without_room("actor", 1, "no host has room for actor.1", true);
+  REQUIRE(r);
+  CHECK(r->live == Live{0, 2, 3});
+  CHECK(r->unhosted == 1u);
+  CHECK(e.satellites_wanted("actor") == 1);
+  REQUIRE(e.lost_without_room("actor", 3, "no host has room for actor.3", true));
+  CHECK(e.satellites_wanted("actor") == 2);
+  // The lowest slot without a host is hosted first.
+  CHECK(e.grant("actor", "room on fn1 of job 4", t0) == 1);
+  auto grown = e.tick(t0 + 1s);
+  REQUIRE(grown.size() == 1);
+  CHECK(grown[0].live == Live{0, 1, 2});
+  CHECK(e.satellites_wanted("actor") == 1);
+  // A wait that ended with no host settles for what it has.
+  CHECK(e.settle_for_hosted("actor") == 4);
+  CHECK(e.satellites_wanted("actor") == 0);
+}
+
+TEST_CASE("a loss without room whose host will not come back leaves the node at its smaller size") {
+  ElasticNodes e({spec("trainer", 1, 3, 3, true)});
+  auto r = e.lost_without_room("trainer", 1, "no host has room for trainer.1", false);
+  REQUIRE(r);
+  CHECK(r->unhosted == 2u);
+  CHECK(e.satellites_wanted("trainer") == 0);
+  CHECK_FALSE(e.next_deadline());
+}

@@ -60,7 +60,10 @@ TEST_CASE("the book follows jobs from submission to grant, and times out pending
   CHECK(book.pending_for("trainer") == 2);
   CHECK(book.newest_pending("trainer") == "8");
   CHECK(book.deadline(60s) == t0 + 60s);
-  CHECK(book.granted("7", "fn2") == "trainer");
+  const SatelliteBook::Job* granted = book.granted("7", "fn2");
+  REQUIRE(granted);
+  CHECK(granted->node == "trainer");
+  CHECK_FALSE(granted->replacement);
   CHECK_FALSE(book.granted("7", "fn3"));   // announced once
   CHECK_FALSE(book.granted("42", "fn3"));  // not ours
   CHECK(book.pending_for("trainer") == 1);
@@ -75,4 +78,38 @@ TEST_CASE("the book follows jobs from submission to grant, and times out pending
   CHECK(book.remove("8"));
   CHECK_FALSE(book.remove("8"));
   CHECK(book.ids() == std::vector<std::string>{"7", "9"});
+}
+
+TEST_CASE("a replacement is bound to its unit from submission, apart from the node's growth jobs") {
+  const SatelliteBook::Clock::time_point t0{};
+  SatelliteBook book;
+  book.submitted("7", "worker", t0);
+  book.submitted_for("8", "worker", 3, t0 + 1s);
+  CHECK(book.size() == 2);
+  // Growth bookkeeping leaves the replacement alone.
+  CHECK(book.pending_for("worker") == 1);
+  CHECK(book.newest_pending("worker") == "7");
+  REQUIRE(book.of_unit(3));
+  CHECK(book.of_unit(3)->id == "8");
+  CHECK(book.of_unit(3)->host.empty());  // still pending
+  // It times out as any pending job does, under the same wait.
+  CHECK(book.deadline(60s) == t0 + 60s);
+  auto expired = book.expired(t0 + 61s, 60s);
+  REQUIRE(expired.size() == 2);
+  CHECK(expired[1].replacement);
+  CHECK(expired[1].unit == std::optional<std::size_t>(3));
+  const SatelliteBook::Job* granted = book.granted("8", "fn3");
+  REQUIRE(granted);
+  CHECK(granted->replacement);
+  CHECK(granted->unit == std::optional<std::size_t>(3));
+  CHECK(book.expired(t0 + 61s, 60s).size() == 1);  // granted: no longer pending
+  // A world's lost rank takes over another slot's host: their jobs trade units.
+  book.bind("7", 5);
+  book.swap_units(3, 5);
+  CHECK(book.of_unit(3)->id == "7");
+  CHECK(book.of_unit(5)->id == "8");
+  book.swap_units(5, 6);
+  CHECK_FALSE(book.of_unit(5));
+  CHECK(book.of_unit(6)->id == "8");
+  CHECK(book.jobs().size() == 2);
 }

@@ -3,7 +3,10 @@
 // it runs `slipway keeper`, which announces the job once Slurm has started
 // it (the program key satellite/JOBID = its host) and ends when the
 // program's rendezvous goes away; the replica runs in it as an ordinary
-// step (srun --jobid=JOBID). The controller cancels (scancel) a satellite
+// step (srun --jobid=JOBID). A satellite is submitted for a node that
+// wants to grow (bound to the slot it hosts once granted), or for one unit
+// that lost its host and finds no room in the job (a replacement, bound to
+// that unit from the start). The controller cancels (scancel) a satellite
 // it no longer needs, one that pends past [program.elastic]
 // satellite_wait, and every one when the program ends.
 //
@@ -60,19 +63,31 @@ class SatelliteBook {
     std::string node;
     Clock::time_point since;               // submitted
     std::string host;                      // empty while pending
-    std::optional<std::size_t> unit;       // the unit it hosts, once granted
+    std::optional<std::size_t> unit;       // the unit it hosts, once granted (a replacement's: always)
+    bool replacement = false;              // submitted for `unit`, which lost its host
   };
 
+  // A job submitted for `node` to grow.
   void submitted(const std::string& id, const std::string& node, Clock::time_point now);
+  // A job submitted for `unit` (a unit of `node`), which lost its host.
+  void submitted_for(const std::string& id, const std::string& node, std::size_t unit, Clock::time_point now);
+  // Pending jobs of `node` submitted to grow it (replacements left out).
   std::uint32_t pending_for(const std::string& node) const;
   std::size_t size() const { return jobs_.size(); }
-  // The pending job of `node` submitted last: the first to cancel.
+  // The pending growth job of `node` submitted last: the first to cancel.
   std::optional<std::string> newest_pending(const std::string& node) const;
-  // A pending job started on `host`: its node, or nothing when it is not a
-  // pending job of this book (cancelled meanwhile, or not ours).
-  std::optional<std::string> granted(const std::string& id, const std::string& host);
+  // A pending job started on `host`: the job (its host set now), or
+  // nothing when it is not a pending job of this book (cancelled meanwhile,
+  // or not ours).
+  const Job* granted(const std::string& id, const std::string& host);
   void bind(const std::string& id, std::size_t unit);
+  // The job bound to `unit` (pending, for a replacement, or granted).
   const Job* of_unit(std::size_t unit) const;
+  // The jobs bound to `a` and `b` trade units (a world's lost rank takes
+  // over the host of another rank's slot).
+  void swap_units(std::size_t a, std::size_t b);
+  // Every job, by id.
+  const std::map<std::string, Job>& jobs() const { return jobs_; }
   // Forgets the job; returns it.
   std::optional<Job> remove(const std::string& id);
   // Pending jobs submitted `wait` or more ago.
