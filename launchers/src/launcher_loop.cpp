@@ -670,6 +670,13 @@ void LauncherLoop::on_signals() {
       }
       continue;
     }
+    if (signals_seen_ == 0 && supervisor_->stopping() && !finished_ && notice_seq_ > 0) {
+      // Stopping after a notice a task asked for (Slurm signalled the
+      // steps first): this signal is the same stop, not a second one.
+      ++signals_seen_;
+      say("received " + std::string(signal_name(sig)) + ": the program is stopping already (again to kill now)");
+      continue;
+    }
     if (++signals_seen_ > 1 || finished_) {
       say("second " + std::string(signal_name(sig)) + ": killing every task now");
       kill_all();

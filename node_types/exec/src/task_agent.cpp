@@ -82,13 +82,13 @@ class Agent {
   void on_signals();
   void take_ends();
 
-  void relay_warning(int sig);
+  void relay_stop(int sig);
 
   const core::Plan& plan_;
   const AgentOptions& options_;
   tasks::TaskControl& control_;
   tasks::TaskRunner runner_;
-  bool warning_relayed_ = false;
+  bool stop_relayed_ = false;
   base::TerminalWrites terminal_writes_;
   base::UniqueFd signals_;
   std::map<tasks::TaskId, std::size_t> order_;  // each task's place in options.tasks
@@ -138,9 +138,12 @@ void Agent::on_signals() {
     int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGTERM && options_.slurm_step) {
       // Slurm's own SIGTERM (preemption, scontrol requeue, scancel) reached
-      // every process of the step already; the launcher hears it too and
-      // gives a checkpoint notice. Tasks that act on notices are let run:
-      // the launcher stops them at the notice's deadline (or Slurm does).
+      // every process of the step already. The launcher may not have it (a
+      // preemption signals the steps only): it is asked for a notice and a
+      // stop first, before any task here ends of it. Tasks that act on
+      // notices are let run: the launcher stops them at the notice's
+      // deadline (or Slurm does).
+      relay_stop(sig);
       for (const auto& [id, place] : order_) {
         const core::Task& task = plan_.tasks[find_task(plan_, options_.tasks.at(place))];
         if (!core::hears_notices(plan_.node(task))) runner_.signal(id, sig);
@@ -149,7 +152,7 @@ void Agent::on_signals() {
     }
     if (sig != SIGCHLD) {
       runner_.signal_all(sig);
-      if (sig == SIGUSR1 || sig == SIGUSR2) relay_warning(sig);
+      if (sig == SIGUSR1 || sig == SIGUSR2) relay_stop(sig);
       continue;
     }
     int status = 0;
@@ -162,20 +165,23 @@ void Agent::on_signals() {
 
 // In a Slurm step, SIGUSR1 and SIGUSR2 are the time limit's warning
 // (`--signal`, which Slurm sends to every step of the job, not to the
-// launcher): the agent asks the launcher for a checkpoint notice and a
-// stop, once (docs/resume.md). The commands have the signal too.
-void Agent::relay_warning(int sig) {
-  if (warning_relayed_ || !options_.slurm_step) return;
+// launcher), and SIGTERM a preemption, `scontrol requeue` or scancel (which
+// the launcher, outside the steps, may not get): the agent asks the
+// launcher for a checkpoint notice and a stop, once (docs/resume.md). The
+// commands have the signal too.
+void Agent::relay_stop(int sig) {
+  if (stop_relayed_ || !options_.slurm_step) return;
   for (const auto& [id, place] : order_) {
     rendezvous::Client* client = control_.client(id);
     if (client == nullptr) continue;
     try {
       const std::string& task = options_.tasks.at(place);
       client->put(std::string(core::keys::kCheckpointRequest),
-                  std::string("stop the time limit is near (") + (sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2") +
-                      " from Slurm to " + task + ")",
+                  sig == SIGTERM ? "stop SIGTERM from Slurm to " + task + " (a preemption, scontrol requeue or scancel)"
+                                 : std::string("stop the time limit is near (") +
+                                       (sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2") + " from Slurm to " + task + ")",
                   rendezvous::Scope::program);
-      warning_relayed_ = true;
+      stop_relayed_ = true;
       return;
     } catch (const std::exception& e) {
       base::terminal_stderr().write(std::string(kSpeaker) + ": cannot ask for a checkpoint notice: " + e.what() + "\n");
