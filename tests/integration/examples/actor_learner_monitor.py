@@ -5,7 +5,8 @@ copy of examples/actor_learner.toml, with notice_signal = "SIGUSR2").
 First start (SLIPWAY_RESUME 0): it waits for a checkpoint notice, then
 says what the node holds (`monitor: at notice SEQ: experience E, episodes
 Q`), puts a marker on the "episodes" queue (signed with the program's
-secret, as every queue item is) and exits 0.
+secret, as every queue item is), stays 2 s (the shards checkpoint for
+the notice meanwhile) and exits 0.
 
 After a resume: before anything else touches the replay node (the test's
 learner and actors wait for the file `counted.RESUME` it writes in its
@@ -17,6 +18,7 @@ not read (`monitor: read N episode summaries, marker M, unreadable U`).
 import os
 import signal
 import threading
+import time
 
 import slipway as sw
 from slipway import replay
@@ -50,6 +52,10 @@ if resume == 0:
     experience, queued = sizes()
     print(f"monitor: at notice {seen[0].seq}: experience {experience}, episodes {queued}", flush=True)
     episodes.put(MARKER, timeout=30)
+    # The shards hear the notice by their own look at their notice files
+    # (every 100 ms) and are stopped once no task but them runs: this task
+    # stays a while so that a loaded machine does not stop them first.
+    time.sleep(2)
 else:
     experience, queued = sizes()
     print(f"monitor: resume {resume}: experience {experience}, episodes {queued}", flush=True)
