@@ -18,7 +18,7 @@ mkfifo "$run/exit" "$run/rendezvous"
 # timeout 20: 124 means it waited on a FIFO.
 run_logged "$WORK/runs.out" timeout 20 "$SLIPWAY" runs
 expect_status 0
-expect_line "$WORK/runs.out" '^fifo-[0-9-]+ +fifo +[0-9T:-]+ +lost +-$'
+expect_line "$WORK/runs.out" '^fifo-[0-9-]+ +fifo +[0-9T:-]+ +0 +lost +-$'
 sleep 1.1  # a lost run that changed within --max-age is kept
 run_logged "$WORK/prune.out" timeout 20 "$SLIPWAY" runs --prune --keep 0 --max-age 0
 expect_status 0
