@@ -326,14 +326,14 @@ class SlurmRun : public LauncherLoop {
 
   // As start_units would find it: a satellite's unit has room while its
   // satellite's host is not lost; any other, where host_with_room finds a
-  // host.
-  // A replica outside a world that may wait for a satellite job has room
-  // to come: its node does not shrink at once (a world's does, and grows
-  // back).
+  // host. A replica outside a world that may wait for a satellite job has
+  // room to come: its node does not shrink at once (a world's does, and
+  // grows back).
   std::optional<std::string> no_room_for(std::size_t unit) override {
     std::optional<std::string> why;
     if (const SatelliteBook::Job* satellite = satellites_.of_unit(unit)) {
-      if (!satellite->host.empty() && !lost_hosts_.count(satellite->host)) return std::nullopt;
+      if (satellite->host.empty()) return std::nullopt;  // it waits for its satellite job
+      if (!lost_hosts_.count(satellite->host)) return std::nullopt;
       why = "its satellite job " + satellite->id + " lost its host";
     } else if (placeholders_.count(unit_host_[unit])) {
       why = units()[unit].name + " has no satellite job to run in";
@@ -505,8 +505,8 @@ class SlurmRun : public LauncherLoop {
   // still running leave room will have it once the steps of ended units
   // finish (srun waits for it). Units starting in the same turn without a
   // step yet (a world's new epoch; replicas an elastic node adds, bound to
-  // their planned hosts) count on the host they had; units waiting for a
-  // satellite job count nowhere.
+  // their planned hosts) and units between attempts count on the host they
+  // had; units waiting for a satellite job count nowhere.
   std::optional<std::string> host_with_room(std::size_t unit, const StepRequest& step, bool now_only) {
     std::map<std::string, core::HostDemand> held, used;
     for (const auto& [pid, step_held] : live_steps_) {
@@ -514,7 +514,9 @@ class SlurmRun : public LauncherLoop {
       held[step_held.host].gpus += step_held.gpus;
     }
     for (std::size_t u = 0; u < units().size(); ++u) {
-      const bool starting = unit_starting(u);
+      // A unit between attempts (its backoff, its world restarting) starts
+      // again on its host: its room is taken.
+      const bool starting = unit_starting(u) || unit_state(u) == TaskState::Backoff;
       if (u == unit || (!unit_carrier(u) && !starting)) continue;
       if (satellites_.of_unit(u) || placeholders_.count(unit_host_[u])) continue;  // not the job's hosts
       StepRequest other = step_for_unit(plan(), units()[u]);

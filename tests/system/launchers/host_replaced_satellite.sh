@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A lost host replaced through a satellite job ([program.elastic]
+# satellites = 1), in a job of two of the cluster's three hosts with no
+# room for one more replica: the third host comes from the queue.
+# MODE fixed: a node of 2 replicas (replicas = 2) loses worker.0's host
+#   (every process in its namespace killed); worker.0 comes back, on its
+#   next attempt, in a satellite job on the third host, the program
+#   finishes 0 and the satellite job leaves the queue.
+# MODE elastic: a torch node of "1:2" loses rank 1's host: it shrinks to 1
+#   at once, then grows back to 2 as a satellite job runs on the third
+#   host (a new epoch), and trains at 2 again.
+#   host_replaced_satellite.sh fixed|elastic
+source "$(dirname "$0")/lib.sh"
+mode=$1
+case $mode in
+  fixed) program=replaced node=worker
+    srun -N2 -p cpu --program="$(topology host_replaced)" >out 2>&1 & ;;
+  elastic) program=replaced-elastic node=trainer
+    /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
+    srun -N2 -p cpu --program="$(topology host_replaced_elastic)" >out 2>&1 & ;;
+  *) fail "mode is fixed or elastic, not '$mode'" ;;
+esac
+launcher=$!
+lost=
+trap 'kill_launcher "$launcher"; scancel --name="$program" 2>/dev/null || true
+      scancel --name="$program:satellite:$node" 2>/dev/null || true
+      pkill -9 -f "$MARKER" || true
+      [ -z "$lost" ] || restart_host "$lost"' EXIT
+# The lines can still be on their way through srun's I/O forwarding when
+# the commands already run.
+if [ "$mode" = fixed ]; then
+  started() { [ "$(grep -sc '^worker\.[01]: attempt 0 on fn[1-3]$' out)" = 2 ]; }
+  at() { sed -n "s/^worker\.$1: attempt 0 on \(fn[1-3]\)$/\1/p" out; }
+  victim=worker.0 other=worker.1
+else
+  started() { [ "$(grep -sc '^trainer\.[01]: rank [01] world 2 epoch 0 on fn[1-3] formed$' out)" = 2 ]; }
+  at() { sed -n "s/^trainer\.$1: rank $1 world 2 epoch 0 on \(fn[1-3]\) formed$/\1/p" out; }
+  victim=trainer.1 other=trainer.0
+fi
+if ! (wait_until 120 started); then
+  cat out
+  fail "the $node replicas did not start"
+fi
+lost=$(at "${victim#*.}")
+busy=$(at "${other#*.}")
+third=$(printf '%s\n' fn1 fn2 fn3 | grep -vx -e "$lost" -e "$busy")
+[ "$(echo "$third" | wc -l)" -eq 1 ] || fail "$victim on '$lost', $other on '$busy': no single third host"
+kill_host "$lost"
+if [ "$mode" = fixed ]; then
+  if ! (wait_until 120 grep -q "^worker\.0: attempt 1 on $third$" out); then
+    cat out
+    squeue -a || true
+    fail "worker.0 did not come back on the third host $third"
+  fi
+  # Its satellite job goes once it has finished there, while worker.1 runs.
+  if ! (wait_until 60 grep -q "released: worker\.0 no longer needs it" out); then
+    cat out
+    fail "worker.0's satellite job was not released"
+  fi
+  touch release
+fi
+wait_for_launcher "$launcher" out
+[ "$status" -eq 0 ] || fail "srun --program exited $status"
+victim_re=${victim//./\\.}
+expect_line out "$victim_re lost on $lost"
+job=$(sed -n "s/.*$node: asked Slurm for satellite job \([0-9]*\) .*/\1/p" out | head -n1)
+[ -n "$job" ] || fail "no satellite job was submitted"
+if [ "$mode" = fixed ]; then
+  expect_line out "worker: asked Slurm for satellite job $job \(1 host, 3 cpus\) for worker\.0, whose host is lost"
+  expect_line out "worker\.0: no host of job [0-9]+ has room for worker\.0 \(3 cpus, 0 gpus\); lost hosts: $lost; waiting up to 120 s for satellite job $job"
+  expect_line out "satellite job $job runs on $third: a place for worker\.0, whose host is lost"
+  expect_line out "worker\.0: new step on $third"
+  expect_line out "satellite job $job on $third released: worker\.0 no longer needs it"
+  # One attempt while its host was lost, none beside another.
+  [ "$(grep -c '^worker\.0: attempt ' out)" -eq 2 ] || fail "worker.0 ran other than twice"
+  expect_line out "program 'replaced' finished"
+else
+  expect_line out "trainer shrinks from 2 to 1 replicas \(no host has room for trainer\.1\): its world restarts as epoch 1 with 1 replica\(s\)"
+  # The grant may come before the world of 1 has started (epoch 1) or after.
+  expect_line out "satellite job $job runs on $third: a place for trainer\.1"
+  expect_line out "trainer grows from 1 to 2 replicas \(satellite job $job granted on $third\): its world restarts as epoch [12] with 2 replica\(s\)"
+  expect_line out "^trainer\.1: rank 1 world 2 epoch [12] on $third formed$"
+  for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch [12] trained$"; done
+  expect_no_line out "program 'replaced-elastic' failed"
+  expect_line out "program 'replaced-elastic' finished"
+fi
+gone() { [ -z "$(squeue -h -j "$job" -o %T 2>/dev/null)" ]; }
+wait_until 30 gone || fail "satellite job $job is still in the queue: $(squeue -h -j "$job")"
+echo PASS
