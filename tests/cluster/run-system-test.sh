@@ -6,7 +6,9 @@
 # COMMAND under `timeout TIMEOUT` (SIGTERM, SIGKILL 10 s later) in a fresh
 # scratch directory (SLIPWAY_TEST_SCRATCH) on the shared file system, which
 # every host of the cluster sees. Afterwards the cluster's plugstack.conf is
-# put back as the cluster started it.
+# put back as the cluster started it, and so is its slurm.conf (then
+# `scontrol reconfigure`) when the test changed it (cluster_setting in
+# tests/system/resume/lib.sh).
 #
 # Exit status: COMMAND's; 77 (ctest SKIP_RETURN_CODE) when the fixture
 # skipped the cluster (not root, no network namespaces), said loudly;
@@ -45,6 +47,11 @@ fi
 plugstack=$dir/etc/plugstack.conf
 if [[ -r $plugstack.cluster ]] && ! cmp -s "$plugstack.cluster" "$plugstack"; then
   cp "$plugstack.cluster" "$plugstack"
+fi
+conf=$dir/etc/slurm.conf
+if [[ -r $conf.cluster ]] && ! cmp -s "$conf.cluster" "$conf"; then
+  cp "$conf.cluster" "$conf"
+  timeout 30 scontrol reconfigure || echo "run-system-test: scontrol reconfigure failed after putting $conf back" >&2
 fi
 ((rc == 0)) && rm -rf "$scratch"
 exit "$rc"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Slurm configuration of the test cluster (sourced by cluster.sh): writes
-# slurm.conf, gres.conf, mpi.conf and plugstack.conf (and its copy
-# plugstack.conf.cluster) into the cluster's private etc/ (DESIGN §4).
+# slurm.conf, gres.conf, mpi.conf and plugstack.conf (and the copies
+# slurm.conf.cluster and plugstack.conf.cluster) into the cluster's private
+# etc/ (DESIGN §4).
 # Every state, spool, pid and log path lives in the cluster directory.
 #
 # Hosts: fn1..fnC form partition `cpu` (the default); fn(C+1)..fn(C+G) form
@@ -148,8 +149,10 @@ EOF
   else
     echo "# no SPANK plugin loaded (SLIPWAY_SPANK_PLUGIN unset)" >"$CL_ETC/plugstack.conf"
   fi
-  # The plugin stack as started: run-system-test.sh puts it back after a
-  # test that changed it (a plugin missing on some hosts).
+  # The plugin stack and slurm.conf as started: run-system-test.sh puts them
+  # back after a test that changed them (a plugin missing on some hosts, a
+  # preemption setting).
   cp "$CL_ETC/plugstack.conf" "$CL_ETC/plugstack.conf.cluster"
-  chmod 644 "$CL_ETC"/*.conf "$CL_ETC/plugstack.conf.cluster"
+  cp "$CL_CONF" "$CL_CONF.cluster"
+  chmod 644 "$CL_ETC"/*.conf "$CL_ETC"/*.conf.cluster
 }

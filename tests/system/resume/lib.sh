@@ -51,6 +51,16 @@ preempt() {
     --output=/dev/null --wrap "sleep $1"
 }
 
+# preempt_send_user_signal: sets SlurmctldParameters=preempt_send_user_signal
+# on the running cluster (run-system-test.sh puts slurm.conf back after the
+# test): a preemption then sends the job's --signal instead of SIGTERM to its
+# steps.
+preempt_send_user_signal() {
+  echo "SlurmctldParameters=preempt_send_user_signal" >>"$SLIPWAY_CLUSTER_DIR/etc/slurm.conf"
+  scontrol reconfigure
+  wait_until 30 eval 'scontrol show config | grep -Eq "^SlurmctldParameters += preempt_send_user_signal$"'
+}
+
 # lines FILE REGEX: how many lines of FILE match REGEX (0 when none or no FILE).
 lines() {
   local n
