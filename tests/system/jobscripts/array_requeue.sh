@@ -8,6 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
+source "$here/../../cluster/slurm_jobs.sh"
 slipway=$1
 
 printf '[program]\nname = "arr"\n[node.a]\ncommand = "true"\n' >one.toml
@@ -23,8 +24,7 @@ at_least() { [[ $(count "$1") -ge $2 ]]; }
 wait_for 60 "three array tasks" at_least '^start 0 [012] ' 3
 scancel --batch --signal=USR1 "${job}_1"
 wait_for 30 "task 1 to stop" at_least '^stopped USR1 1$' 1
-wait_for 60 "task 1 requeued" bash -c "[[ \$(scontrol show job -o ${job}_1 | grep -o 'JobState=[A-Z]*') == JobState=PENDING ]]"
-scontrol update JobId="${job}_1" StartTime=now
+start_now "${job}_1"
 wait_for 60 "task 1 to run again" at_least '^start 1 1 ' 1
 
 assert_eq 1 "$(count '^start 0 0 ')" "runs of task 0"
