@@ -47,7 +47,8 @@ third=$(printf '%s\n' fn1 fn2 fn3 | grep -vx -e "$lost" -e "$busy")
 [ "$(echo "$third" | wc -l)" -eq 1 ] || fail "$victim on '$lost', $other on '$busy': no single third host"
 kill_host "$lost"
 if [ "$mode" = fixed ]; then
-  if ! (wait_until 120 grep -q "^worker\.0: attempt 1 on $third$" out); then
+  back() { grep -q "^worker\.0: attempt 1 on $third$" out || grep -q "program 'replaced' failed" out; }
+  if ! (wait_until 120 back) || ! grep -q "^worker\.0: attempt 1 on $third$" out; then
     cat out
     squeue -a || true
     fail "worker.0 did not come back on the third host $third"
