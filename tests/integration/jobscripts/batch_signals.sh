@@ -109,27 +109,24 @@ assert_eq "requeue 42" "$(cat "$job_dir/scontrol.log")" "preemption: the requeue
 assert_contains "$(cat "$job_dir/err")" "job 42 is being preempted (since 2026-11-28T09:35:41): requeueing it now" \
   "preemption"
 
+# signalled WHAT SCRIPT PREEMPT SIGNAL TARGET STATUS REQUEUE: SCRIPT runs
+# (job RUNNING, PreemptTime PREEMPT), SIGNAL goes to TARGET ($batch or
+# $launcher, named); the script ends with STATUS and asked scontrol for
+# REQUEUE ("requeue 42", or "" for none).
+signalled() {
+  local what=$1 file=$2 preempt=$3 sig=$4 target=$5 expected=$6 requeued=$7
+  start "$file" RUNNING "$preempt"
+  kill "-$sig" "${!target}"
+  finish "$expected" "$what"
+  assert_eq "$requeued" "$(cat "$job_dir/scontrol.log")" "$what: scontrol requeue"
+}
+
 # 7. Preemption with preempt_send_user_signal: SIGUSR1 passed on, one requeue.
-start requeue.sh RUNNING 2026-11-28T09:35:41
-kill -USR1 "$batch"
-finish 138 "preemption with the user signal"
-assert_eq "requeue 42" "$(cat "$job_dir/scontrol.log")" "preemption with the user signal: the requeue"
-
+signalled "preemption with the user signal" requeue.sh 2026-11-28T09:35:41 USR1 batch 138 "requeue 42"
 # 8. The program finished (status 0) as a preemption began: done, not requeued.
-start requeue.sh RUNNING 2026-11-28T09:35:41
-kill -HUP "$launcher"
-finish 0 "finished while preempted"
-assert_eq "" "$(cat "$job_dir/scontrol.log")" "finished while preempted: scontrol requeue"
-
+signalled "finished while preempted" requeue.sh 2026-11-28T09:35:41 HUP launcher 0 ""
 # 9. slipway killed outright while the job is preempted: requeued.
-start requeue.sh RUNNING 2026-11-28T09:35:41
-kill -KILL "$launcher"
-finish 137 "killed while preempted"
-assert_eq "requeue 42" "$(cat "$job_dir/scontrol.log")" "killed while preempted: the requeue"
-
+signalled "killed while preempted" requeue.sh 2026-11-28T09:35:41 KILL launcher 137 "requeue 42"
 # 10. Without --requeue: SIGUSR1 stops the program, nothing is requeued.
-start plain.sh RUNNING 2026-11-28T09:35:41
-kill -USR1 "$batch"
-finish 138 "without --requeue"
-assert_eq "" "$(cat "$job_dir/scontrol.log")" "without --requeue: scontrol requeue"
+signalled "without --requeue" plain.sh 2026-11-28T09:35:41 USR1 batch 138 ""
 echo "batch_signals: all scenarios passed"
