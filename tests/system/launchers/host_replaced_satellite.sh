@@ -6,19 +6,25 @@
 #   (every process in its namespace killed); worker.0 comes back, on its
 #   next attempt, in a satellite job on the third host, the program
 #   finishes 0 and the satellite job leaves the queue.
+# MODE world: a torch world of 2 (replicas = 2) loses rank 1's host; its
+#   epoch 1 starts, rank 1 in a satellite job on the third host, only once
+#   that job runs (rank 0 waits with it), and trains.
 # MODE elastic: a torch node of "1:2" loses rank 1's host: it shrinks to 1
 #   at once, then grows back to 2 as a satellite job runs on the third
 #   host (a new epoch), and trains at 2 again.
-#   host_replaced_satellite.sh fixed|elastic
+#   host_replaced_satellite.sh fixed|world|elastic
 source "$(dirname "$0")/lib.sh"
 mode=$1
 case $mode in
   fixed) program=replaced node=worker
     srun -N2 -p cpu --program="$(topology host_replaced)" >out 2>&1 & ;;
+  world) program=replaced-world node=trainer
+    /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
+    srun -N2 -p cpu --program="$(topology host_replaced_world)" >out 2>&1 & ;;
   elastic) program=replaced-elastic node=trainer
     /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
     srun -N2 -p cpu --program="$(topology host_replaced_elastic)" >out 2>&1 & ;;
-  *) fail "mode is fixed or elastic, not '$mode'" ;;
+  *) fail "mode is fixed, world or elastic, not '$mode'" ;;
 esac
 launcher=$!
 lost=
@@ -75,6 +81,18 @@ if [ "$mode" = fixed ]; then
   # One attempt while its host was lost, none beside another.
   [ "$(grep -c '^worker\.0: attempt ' out)" -eq 2 ] || fail "worker.0 ran other than twice"
   expect_line out "program 'replaced' finished"
+elif [ "$mode" = world ]; then
+  expect_line out "trainer: asked Slurm for satellite job $job \(1 host, 3 cpus\) for trainer\.1, whose host is lost"
+  expect_line out "trainer\.0: waits for a host for trainer\.1 \(its world starts as a whole\)"
+  expect_line out "trainer\.1: no host of job [0-9]+ has room for trainer\.1 .*; waiting up to 120 s for satellite job $job"
+  # No rank of epoch 1 starts before the satellite job runs.
+  granted=$(grep -n "satellite job $job runs on $third: a place for trainer\.1, whose host is lost" out | cut -d: -f1)
+  [ -n "$granted" ] || fail "satellite job $job did not run on $third"
+  first_step=$(grep -n "^slipway: trainer\.[01]: new step on " out | head -n1 | cut -d: -f1)
+  [ -n "$first_step" ] && [ "$first_step" -gt "$granted" ] || fail "a rank of epoch 1 started before its world had a host"
+  expect_line out "^trainer\.1: rank 1 world 2 epoch 1 on $third formed$"
+  for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch 1 trained$"; done
+  expect_line out "program 'replaced-world' finished"
 else
   expect_line out "trainer shrinks from 2 to 1 replicas \(no host has room for trainer\.1\): its world restarts as epoch 1 with 1 replica\(s\)"
   # The grant may come before the world of 1 has started (epoch 1) or after.

@@ -13,9 +13,12 @@
 // failed; a step's end ends its units that never reported) with the local
 // launcher's engine, and resubmits a failed unit as a new step of its own
 // within max_retries, away from a host whose agent vanished (a lost host)
-// when another host has room (an elastic node's replica with none shrinks
-// its node at once, docs/elastic.md). Outcomes as
-// `slipway run`'s (launch_outcome.hpp).
+// when another host has room; with none, in a satellite job of its own
+// when [program.elastic] satellites allows one (the unit waits for it up
+// to satellite_wait, a world's other ranks with it), while an elastic
+// torch node's replica shrinks its node at once and the node grows back
+// later (docs/elastic.md). Outcomes as `slipway run`'s
+// (launch_outcome.hpp).
 #pragma once
 
 #include <chrono>
