@@ -6,35 +6,42 @@
 #   (every process in its namespace killed); worker.0 comes back, on its
 #   next attempt, in a satellite job on the third host, the program
 #   finishes 0 and the satellite job leaves the queue.
+# MODE expired: as fixed, but a job of the test holds the third host and
+#   satellite_wait is 5 s: the satellite job still pends after it, is
+#   cancelled, and the loss ends as one without room: worker.0 fails, the
+#   program fails, saying what to do.
 # MODE world: a torch world of 2 (replicas = 2) loses rank 1's host; its
 #   epoch 1 starts, rank 1 in a satellite job on the third host, only once
 #   that job runs (rank 0 waits with it), and trains.
 # MODE elastic: a torch node of "1:2" loses rank 1's host: it shrinks to 1
 #   at once, then grows back to 2 as a satellite job runs on the third
 #   host (a new epoch), and trains at 2 again.
-#   host_replaced_satellite.sh fixed|world|elastic
+#   host_replaced_satellite.sh fixed|expired|world|elastic
 source "$(dirname "$0")/lib.sh"
 mode=$1
 case $mode in
-  fixed) program=replaced node=worker
-    srun -N2 -p cpu --program="$(topology host_replaced)" >out 2>&1 & ;;
+  fixed|expired) program=replaced node=worker
+    file=$(topology host_replaced)
+    [ "$mode" = fixed ] || sed -i 's/satellite_wait = 120/satellite_wait = 5/' "$file"
+    srun -N2 -p cpu --program="$file" >out 2>&1 & ;;
   world) program=replaced-world node=trainer
     /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
     srun -N2 -p cpu --program="$(topology host_replaced_world)" >out 2>&1 & ;;
   elastic) program=replaced-elastic node=trainer
     /usr/bin/python3 -c "import torch.distributed" || fail "python3-torch is not installed"
     srun -N2 -p cpu --program="$(topology host_replaced_elastic)" >out 2>&1 & ;;
-  *) fail "mode is fixed, world or elastic, not '$mode'" ;;
+  *) fail "mode is fixed, expired, world or elastic, not '$mode'" ;;
 esac
 launcher=$!
 lost=
 trap 'kill_launcher "$launcher"; scancel --name="$program" 2>/dev/null || true
+      scancel --name="$program-blocker" 2>/dev/null || true
       scancel --name="$program:satellite:$node" 2>/dev/null || true
       pkill -9 -f "$MARKER" || true
       [ -z "$lost" ] || restart_host "$lost"' EXIT
 # The lines can still be on their way through srun's I/O forwarding when
 # the commands already run.
-if [ "$mode" = fixed ]; then
+if [ "$mode" = fixed ] || [ "$mode" = expired ]; then
   started() { [ "$(grep -sc '^worker\.[01]: attempt 0 on fn[1-3]$' out)" = 2 ]; }
   at() { sed -n "s/^worker\.$1: attempt 0 on \(fn[1-3]\)$/\1/p" out; }
   victim=worker.0 other=worker.1
@@ -51,6 +58,11 @@ lost=$(at "${victim#*.}")
 busy=$(at "${other#*.}")
 third=$(printf '%s\n' fn1 fn2 fn3 | grep -vx -e "$lost" -e "$busy")
 [ "$(echo "$third" | wc -l)" -eq 1 ] || fail "$victim on '$lost', $other on '$busy': no single third host"
+if [ "$mode" = expired ]; then
+  sbatch -p cpu -w "$third" -N1 -c4 --job-name="$program-blocker" -o /dev/null --wrap 'sleep 600' >/dev/null
+  holds() { [ "$(squeue -h -n "$program-blocker" -o %T)" = RUNNING ]; }
+  wait_until 60 holds || fail "the blocker job does not run on $third"
+fi
 kill_host "$lost"
 if [ "$mode" = fixed ]; then
   back() { grep -q "^worker\.0: attempt 1 on $third$" out || grep -q "program 'replaced' failed" out; }
@@ -67,8 +79,21 @@ if [ "$mode" = fixed ]; then
   touch release
 fi
 wait_for_launcher "$launcher" out
-[ "$status" -eq 0 ] || fail "srun --program exited $status"
 victim_re=${victim//./\\.}
+if [ "$mode" = expired ]; then
+  [ "$status" -ne 0 ] || fail "srun --program exited 0 without worker.0's host"
+  expect_line out "worker\.0 lost on $lost"
+  job=$(sed -n "s/.*worker: asked Slurm for satellite job \([0-9]*\) .*/\1/p" out | head -n1)
+  [ -n "$job" ] || fail "no satellite job was submitted"
+  expect_line out "slipway: worker\.0: satellite job $job still pends after 5 s \(\[program\.elastic\] satellite_wait\); cancelled: no host for replica 0 of node worker, whose host is lost; free a host of partition cpu, raise \[program\.elastic\] satellite_wait, or give the job a spare host \(e\.g\. srun -N3\)"
+  expect_line out "program 'replaced' failed: task worker\.0 exited with status 127 on attempt 1; retries exhausted \(max_retries = 1\)"
+  expect_no_line out "^worker\.0: attempt 1 "
+  gone() { [ -z "$(squeue -h -j "$job" -o %T 2>/dev/null)" ]; }
+  wait_until 30 gone || fail "satellite job $job is still in the queue: $(squeue -h -j "$job")"
+  echo PASS
+  exit 0
+fi
+[ "$status" -eq 0 ] || fail "srun --program exited $status"
 expect_line out "$victim_re lost on $lost"
 job=$(sed -n "s/.*$node: asked Slurm for satellite job \([0-9]*\) .*/\1/p" out | head -n1)
 [ -n "$job" ] || fail "no satellite job was submitted"
