@@ -9,20 +9,18 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "launcher_loop.hpp"
+#include "loop_fixture.hpp"
 #include "slipway/base/poll_source.hpp"
 #include "slipway/base/process.hpp"
-#include "slipway/core/topology.hpp"
 #include "slipway/rendezvous/client.hpp"
 
 using namespace slipway;
@@ -103,27 +101,21 @@ struct Ran {
 };
 
 Ran run(Host host) {
-  auto topology = core::parse_topology(R"(
+  const testing::LoopFixture fixture(R"(
 [program]
 name = "host-later"
 
 [node.worker]
 command = ["true"]
 max_retries = 1
-)", "host_later.toml");
-  REQUIRE(topology.ok());
-  auto planned = core::make_plan(*topology.program, core::local_allocation({1, 1, 0, 1024}));
-  REQUIRE(planned.ok());
-  char root[] = "/tmp/slipway-host-later-XXXXXX";
-  REQUIRE(::mkdtemp(root));
-  HostLater loop(std::move(*planned.plan), launch::RunDirectory::create(root, "host-later"), host);
+)", "host-later");
+  HostLater loop(fixture.plan(), fixture.run_dir(), host);
   Ran ran;
   ran.outcome = loop.run({});
   ran.starts = loop.starts;
   if (loop.started_again > loop.waited_from) {
     ran.waited = std::chrono::duration_cast<std::chrono::milliseconds>(loop.started_again - loop.waited_from);
   }
-  std::filesystem::remove_all(root);
   return ran;
 }
 

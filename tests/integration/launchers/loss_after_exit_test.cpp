@@ -7,17 +7,15 @@
 // client of this process, a carrier that is `sh -c 'exit N'`.
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "launcher_loop.hpp"
+#include "loop_fixture.hpp"
 #include "slipway/base/process.hpp"
-#include "slipway/core/topology.hpp"
 #include "slipway/rendezvous/client.hpp"
 
 using namespace slipway;
@@ -76,26 +74,20 @@ struct Ran {
 };
 
 Ran run(Agent agent) {
-  auto topology = core::parse_topology(R"(
+  const testing::LoopFixture fixture(R"(
 [program]
 name = "carrier-first"
 
 [node.worker]
 command = ["true"]
-)", "carrier_first.toml");
-  REQUIRE(topology.ok());
-  auto planned = core::make_plan(*topology.program, core::local_allocation({1, 1, 0, 1024}));
-  REQUIRE(planned.ok());
-  char root[] = "/tmp/slipway-carrier-first-XXXXXX";
-  REQUIRE(::mkdtemp(root));
-  CarrierFirst loop(std::move(*planned.plan), launch::RunDirectory::create(root, "carrier-first"), agent);
+)", "carrier-first");
+  CarrierFirst loop(fixture.plan(), fixture.run_dir(), agent);
   const auto start = std::chrono::steady_clock::now();
   Ran ran;
   ran.outcome = loop.run({});
   ran.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   ran.losses = loop.losses;
   ran.lost_reason = loop.lost_reason;
-  std::filesystem::remove_all(root);
   return ran;
 }
 

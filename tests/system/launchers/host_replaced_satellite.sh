@@ -79,55 +79,52 @@ if [ "$mode" = fixed ]; then
   touch release
 fi
 wait_for_launcher "$launcher" out
-victim_re=${victim//./\\.}
 if [ "$mode" = expired ]; then
   [ "$status" -ne 0 ] || fail "srun --program exited 0 without worker.0's host"
-  expect_line out "worker\.0 lost on $lost"
-  job=$(sed -n "s/.*worker: asked Slurm for satellite job \([0-9]*\) .*/\1/p" out | head -n1)
-  [ -n "$job" ] || fail "no satellite job was submitted"
-  expect_line out "slipway: worker\.0: satellite job $job still pends after 5 s \(\[program\.elastic\] satellite_wait\); cancelled: no host for replica 0 of node worker, whose host is lost; free a host of partition cpu, raise \[program\.elastic\] satellite_wait, or give the job a spare host \(e\.g\. srun -N3\)"
-  expect_line out "program 'replaced' failed: task worker\.0 exited with status 127 on attempt 1; retries exhausted \(max_retries = 1\)"
-  expect_no_line out "^worker\.0: attempt 1 "
-  gone() { [ -z "$(squeue -h -j "$job" -o %T 2>/dev/null)" ]; }
-  wait_until 30 gone || fail "satellite job $job is still in the queue: $(squeue -h -j "$job")"
-  echo PASS
-  exit 0
+else
+  [ "$status" -eq 0 ] || fail "srun --program exited $status"
 fi
-[ "$status" -eq 0 ] || fail "srun --program exited $status"
-expect_line out "$victim_re lost on $lost"
+expect_line out "${victim//./\\.} lost on $lost"
 job=$(sed -n "s/.*$node: asked Slurm for satellite job \([0-9]*\) .*/\1/p" out | head -n1)
 [ -n "$job" ] || fail "no satellite job was submitted"
-if [ "$mode" = fixed ]; then
-  expect_line out "worker: asked Slurm for satellite job $job \(1 host, 3 cpus\) for worker\.0, whose host is lost"
-  expect_line out "worker\.0: no host of job [0-9]+ has room for worker\.0 \(3 cpus, 0 gpus\); lost hosts: $lost; waiting up to 120 s for satellite job $job"
-  expect_line out "satellite job $job runs on $third: a place for worker\.0, whose host is lost"
-  expect_line out "worker\.0: new step on $third"
-  expect_line out "satellite job $job on $third released: worker\.0 no longer needs it"
-  # One attempt while its host was lost, none beside another.
-  [ "$(grep -c '^worker\.0: attempt ' out)" -eq 2 ] || fail "worker.0 ran other than twice"
-  expect_line out "program 'replaced' finished"
-elif [ "$mode" = world ]; then
-  expect_line out "trainer: asked Slurm for satellite job $job \(1 host, 3 cpus\) for trainer\.1, whose host is lost"
-  expect_line out "trainer\.0: waits for a host for trainer\.1 \(its world starts as a whole\)"
-  expect_line out "trainer\.1: no host of job [0-9]+ has room for trainer\.1 .*; waiting up to 120 s for satellite job $job"
-  # No rank of epoch 1 starts before the satellite job runs.
-  granted=$(grep -n "satellite job $job runs on $third: a place for trainer\.1, whose host is lost" out | cut -d: -f1)
-  [ -n "$granted" ] || fail "satellite job $job did not run on $third"
-  first_step=$(grep -n "^slipway: trainer\.[01]: new step on " out | head -n1 | cut -d: -f1)
-  [ -n "$first_step" ] && [ "$first_step" -gt "$granted" ] || fail "a rank of epoch 1 started before its world had a host"
-  expect_line out "^trainer\.1: rank 1 world 2 epoch 1 on $third formed$"
-  for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch 1 trained$"; done
-  expect_line out "program 'replaced-world' finished"
-else
-  expect_line out "trainer shrinks from 2 to 1 replicas \(no host has room for trainer\.1\): its world restarts as epoch 1 with 1 replica\(s\)"
-  # The grant may come before the world of 1 has started (epoch 1) or after.
-  expect_line out "satellite job $job runs on $third: a place for trainer\.1"
-  expect_line out "trainer grows from 1 to 2 replicas \(satellite job $job granted on $third\): its world restarts as epoch [12] with 2 replica\(s\)"
-  expect_line out "^trainer\.1: rank 1 world 2 epoch [12] on $third formed$"
-  for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch [12] trained$"; done
-  expect_no_line out "program 'replaced-elastic' failed"
-  expect_line out "program 'replaced-elastic' finished"
-fi
+case $mode in
+  fixed)
+    expect_line out "worker: asked Slurm for satellite job $job \(1 host, 3 cpus\) for worker\.0, whose host is lost"
+    expect_line out "worker\.0: no host of job [0-9]+ has room for worker\.0 \(3 cpus, 0 gpus\); lost hosts: $lost; waiting up to 120 s for satellite job $job"
+    expect_line out "satellite job $job runs on $third: a place for worker\.0, whose host is lost"
+    expect_line out "worker\.0: new step on $third"
+    expect_line out "satellite job $job on $third released: worker\.0 no longer needs it"
+    # One attempt while its host was lost, none beside another.
+    [ "$(grep -c '^worker\.0: attempt ' out)" -eq 2 ] || fail "worker.0 ran other than twice"
+    expect_line out "program 'replaced' finished" ;;
+  expired)
+    expect_line out "slipway: worker\.0: satellite job $job still pends after 5 s \(\[program\.elastic\] satellite_wait\); cancelled: no host for replica 0 of node worker, whose host is lost; free a host of partition cpu, raise \[program\.elastic\] satellite_wait, or give the job a spare host \(e\.g\. srun -N3\)"
+    expect_line out "program 'replaced' failed: task worker\.0 exited with status 127 on attempt 1; retries exhausted \(max_retries = 1\)"
+    expect_no_line out "^worker\.0: attempt 1 " ;;
+  world)
+    expect_line out "trainer: asked Slurm for satellite job $job \(1 host, 3 cpus\) for trainer\.1, whose host is lost"
+    expect_line out "trainer\.0: waits for a host for trainer\.1 \(its world starts as a whole\)"
+    expect_line out "trainer\.1: no host of job [0-9]+ has room for trainer\.1 .*; waiting up to 120 s for satellite job $job"
+    # No rank of epoch 1 starts before the satellite job runs.
+    granted=$(grep -n "satellite job $job runs on $third: a place for trainer\.1, whose host is lost" out | cut -d: -f1)
+    [ -n "$granted" ] || fail "satellite job $job did not run on $third"
+    first_step=$(grep -n "^slipway: trainer\.[01]: new step on " out | head -n1 | cut -d: -f1)
+    if [ -z "$first_step" ] || [ "$first_step" -le "$granted" ]; then
+      fail "a rank of epoch 1 started before its world had a host"
+    fi
+    expect_line out "^trainer\.1: rank 1 world 2 epoch 1 on $third formed$"
+    for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch 1 trained$"; done
+    expect_line out "program 'replaced-world' finished" ;;
+  elastic)
+    expect_line out "trainer shrinks from 2 to 1 replicas \(no host has room for trainer\.1\): its world restarts as epoch 1 with 1 replica\(s\)"
+    # The grant may come before the world of 1 has started (epoch 1) or after.
+    expect_line out "satellite job $job runs on $third: a place for trainer\.1"
+    expect_line out "trainer grows from 1 to 2 replicas \(satellite job $job granted on $third\): its world restarts as epoch [12] with 2 replica\(s\)"
+    expect_line out "^trainer\.1: rank 1 world 2 epoch [12] on $third formed$"
+    for r in 0 1; do expect_line out "^trainer\.$r: rank $r world 2 epoch [12] trained$"; done
+    expect_no_line out "program 'replaced-elastic' failed"
+    expect_line out "program 'replaced-elastic' finished" ;;
+esac
 gone() { [ -z "$(squeue -h -j "$job" -o %T 2>/dev/null)" ]; }
 wait_until 30 gone || fail "satellite job $job is still in the queue: $(squeue -h -j "$job")"
 echo PASS
