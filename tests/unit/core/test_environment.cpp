@@ -149,7 +149,7 @@ TEST_CASE("the task environment binds GPUs on hosts planned with GPUs", "[core][
   const ResolvedAddresses a = resolve_all(plan);
   const Task& learner = *plan.find_task("learner", 0);
   CHECK(task_environment(plan, learner, {}, a).at("CUDA_VISIBLE_DEVICES").empty());  // asks for none: sees none
-  const EnvMap unbound = task_environment(plan, learner, {}, a, {false, {}});
+  const EnvMap unbound = task_environment(plan, learner, {}, a, {false, {}, {}});
   CHECK(unbound.count("CUDA_VISIBLE_DEVICES") == 0);
 }
 
