@@ -94,8 +94,7 @@ std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
 
 std::vector<std::string> LauncherLoop::unit_environment() const {
   return {std::string(core::env::kRendezvous) + "=" + control_->endpoint(), std::string(core::env::kToken) + "=" + control_->token(),
-          std::string(core::env::kRunDir) + "=" + run_dir_.path(),
-          std::string(core::env::kResume) + "=" + std::to_string(run_dir_.resume_count())};
+          std::string(core::env::kRunDir) + "=" + run_dir_.path()};
 }
 
 namespace {
@@ -133,8 +132,9 @@ Clock::time_point LauncherLoop::publish_notice(const std::string& reason, bool s
   return deadline;
 }
 
-void LauncherLoop::on_checkpoint_request(const std::string& key) {
-  if (key != core::keys::kCheckpointRequest || supervisor_->stopping()) return;
+void LauncherLoop::on_checkpoint_request() {
+  if (supervisor_->stopping()) return;
+  const std::string key(core::keys::kCheckpointRequest);
   auto value = control_->server().get(key);
   if (!value) return;
   control_->server().erase(key);  // the same request again is a new one
@@ -729,7 +729,7 @@ void LauncherLoop::on_wakeup() {
         continue;
       }
       if (key == core::keys::kCheckpointRequest) {
-        on_checkpoint_request(key);
+        on_checkpoint_request();
         continue;
       }
       if (key.starts_with(core::keys::kAddressPrefix)) {

@@ -78,8 +78,8 @@ void say(const std::string& message);
 
 // Sets SLIPWAY_RESUME (the run's resume count) and SLIPWAY_ARRAY_TASK (the
 // Slurm array task, unset outside arrays) in this process's environment,
-// which every task inherits; called before a launcher's task runner takes
-// its copy of the environment.
+// which every task inherits (the only place they are set); called before a
+// launcher's task runner takes its copy of the environment.
 void export_run_environment(const RunDirectory& run_dir);
 
 // What start_units throws when no host has room for a unit now: a
@@ -258,7 +258,9 @@ class LauncherLoop {
   void publish_live(const std::string& node);
   // Publishes the next checkpoint notice; returns its deadline.
   Clock::time_point publish_notice(const std::string& reason, bool stop);
-  void on_checkpoint_request(const std::string& key);
+  // checkpoint/request changed: a notice (and a stop, when asked) unless
+  // the program is stopping already.
+  void on_checkpoint_request();
   void record_launch(const std::vector<std::size_t>& units, int attempt);
   void write_counters();
   void write_address_files(const std::string& node);
