@@ -14,6 +14,7 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev python3-mpi4py python3-torch python3-cloudpickle
   bats iproute2 util-linux procps psmisc shellcheck
   redis-server libjemalloc-dev
+  libmicrohttpd-dev prometheus
   clang libclang-rt-14-dev
 )
 
