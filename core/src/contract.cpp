@@ -39,6 +39,14 @@ std::string live(std::string_view node) { return std::string(kLivePrefix) + std:
 
 std::string scale(std::string_view node) { return std::string(kScalePrefix) + std::string(node); }
 
+std::string usage(std::string_view node, std::uint32_t replica) {
+  return std::string(kUsagePrefix) + std::string(node) + "." + std::to_string(replica);
+}
+
+std::string replay_stats(std::string_view node, std::uint32_t replica) {
+  return std::string(kReplayStatsPrefix) + std::string(node) + "." + std::to_string(replica);
+}
+
 std::string satellite(std::string_view job_id) {
   return std::string(kSatellitePrefix) + std::string(job_id);
 }

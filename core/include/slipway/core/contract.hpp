@@ -113,6 +113,19 @@ std::string scale(std::string_view node);
 inline constexpr std::string_view kSatellitePrefix = "satellite/";
 std::string satellite(std::string_view job_id);
 
+// "observe/status" = JSON: the status document (observe/program_status.hpp,
+// docs/observe.md), put by the launcher at most once a second; read by
+// `slipway status --json` and `slipway top`.
+inline constexpr std::string_view kObserveStatus = "observe/status";
+// "usage/<node>.<replica>" = JSON {"cpu_seconds","rss_bytes","processes","unix_ms"}:
+// a task's CPU time and memory, put by its agent every 2 s (program scope).
+inline constexpr std::string_view kUsagePrefix = "usage/";
+std::string usage(std::string_view node, std::uint32_t replica);
+// "replay/stats/<node>.<replica>" = JSON (docs/observe.md): a replay
+// shard's tables, put by the shard every 2 s (program scope).
+inline constexpr std::string_view kReplayStatsPrefix = "replay/stats/";
+std::string replay_stats(std::string_view node, std::uint32_t replica);
+
 // "ucx/<node>/<replica>" = UCX worker address: a courier endpoint.
 inline constexpr std::string_view kUcxPrefix = "ucx/";
 std::string ucx_address(std::string_view node, std::uint32_t replica);
