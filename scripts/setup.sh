@@ -15,6 +15,7 @@ PACKAGES=(
   bats iproute2 util-linux procps psmisc shellcheck
   redis-server libjemalloc-dev
   libmicrohttpd-dev prometheus
+  chromium chromium-driver python3-selenium graphviz
   clang libclang-rt-14-dev
 )
 
