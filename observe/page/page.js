@@ -35,6 +35,8 @@
   const MARGIN = 20;
 
   // The order of a node's state bar, left to right.
+  const RESTART_MARK_MS = 10000;  // a node that restarted is drawn "restarted" this long
+
   const BAR_STATES = ["running", "pending", "backoff", "failed", "succeeded", "stopped"];
 
   const view = {
@@ -49,6 +51,7 @@
     logBusy: false,
     lastLogFetch: 0,
     rates: new Map(),        // cpu key -> {cpu, t, rate}
+    restarts: new Map(),     // node name -> {restarts, at: unix_ms it went up, or null}
     drawn: false,
     retries: 0,              // same documents in a row
   };
@@ -144,16 +147,32 @@
   }
 
   // One word for a node's colour: any failed task makes it failed, then a
-  // task waiting to restart (backoff), then one not running yet; running
-  // once every live task runs; finished when none is left to run.
+  // task waiting to restart (backoff), then one not running yet; then
+  // "restarted" for RESTART_MARK_MS after its restart count went up (a
+  // restart is often over before the next document: the colour still
+  // shows it); running once every live task runs; finished when none is
+  // left to run.
   function nodeState(node) {
     const c = counts(node);
     if (c.failed > 0) return "failed";
     if (c.backoff > 0) return "backoff";
     if (c.pending > 0) return "pending";
+    const seen = view.restarts.get(node.name);
+    const now = view.status ? num(view.status.unix_ms) : null;
+    if (c.running > 0 && seen && seen.at !== null && now !== null && now - seen.at < RESTART_MARK_MS) {
+      return "restarted";
+    }
     if (c.running > 0) return "running";
     if (c.succeeded + c.stopped > 0) return "finished";
     return "pending";
+  }
+
+  // When the page saw a node's restart count go up (the document's time).
+  function noteRestarts(node, unixMs) {
+    const restarts = num(node.restarts) || 0;
+    const seen = view.restarts.get(node.name);
+    const at = seen && restarts > seen.restarts && num(unixMs) !== null ? unixMs : seen ? seen.at : null;
+    view.restarts.set(node.name, { restarts: restarts, at: at });
   }
 
   function replicaText(node) {
@@ -378,6 +397,7 @@
   function updateNode(n, unixMs) {
     const box = view.boxes.get(n.name);
     if (!box) return;
+    noteRestarts(n, unixMs);
     const state = nodeState(n);
     const c = counts(n);
     box.group.setAttribute("data-state", state);

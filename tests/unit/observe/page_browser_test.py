@@ -3,7 +3,8 @@ Chromium (Selenium) against a fixture endpoint (page_fixture.py): every node
 of the status document is drawn, boxes are sized by replicas and laid out in
 layers along the handles (a cycle and a self-handle included), a node whose
 tasks change state changes its data-state and colour within 2 s without
-moving, every state has its own colour, text from the server is never
+moving, a restart shows for 10 s even when it was over before the next
+document, every state has its own colour, text from the server is never
 markup, the page loads nothing from elsewhere, and a click opens the node's
 replicas and events, a click on a replica its log tail (or the server's 401
 message without the token).
@@ -119,11 +120,10 @@ def wait_state(b, name, state, before_fill):
 def test_state_changes(b, fx):
     before = b.nodes()
     fills = {"running": before["learner"]["fill"]}
-    fx.set_task("learner", 0, state="failed", restarts=1,
+    fx.set_task("learner", 0, state="failed",
                 last_exit={"replica": 0, "attempt": 0, "status": "signal 9 (SIGKILL)", "unix_ms": fx.unix_ms})
     learner, elapsed = wait_state(b, "learner", "failed", fills["running"])
     fills["failed"] = learner["fill"]
-    check(learner["restarts"] == "1", f"data-restarts follows, got {learner['restarts']!r}")
     print(f"ok: learner failed -> drawn failed after {elapsed:.2f} s")
     previous = "failed"
     for state in ("backoff", "pending", "finished", "running"):
@@ -134,8 +134,19 @@ def test_state_changes(b, fx):
         previous = state
         print(f"ok: learner {task_state} -> drawn {state} after {elapsed:.2f} s")
     check(fills["running"] == before["learner"]["fill"], "running again: the first colour again")
-    colours = [fills[s] for s in ("running", "failed", "backoff", "pending", "finished")]
-    check(len(set(colours)) == 5, f"each state its own colour: {fills}")
+    # A restart over before the next document: the restart count went up.
+    fx.set_task("evaluator", 0, restarts=1, attempt=1,
+                last_exit={"replica": 0, "attempt": 0, "status": "signal 9 (SIGKILL)", "unix_ms": fx.unix_ms})
+    evaluator, elapsed = wait_state(b, "evaluator", "restarted", fills["running"])
+    fills["restarted"] = evaluator["fill"]
+    check(evaluator["restarts"] == "1", f"data-restarts follows, got {evaluator['restarts']!r}")
+    print(f"ok: evaluator restarted while running -> drawn restarted after {elapsed:.2f} s")
+    fx.advance_clock(10500)
+    evaluator, _ = wait_state(b, "evaluator", "running", fills["restarted"])
+    check(evaluator["fill"] == fills["running"], "10 s after the restart: running's colour again")
+    print("ok: 10 s after, evaluator is drawn running again")
+    colours = [fills[s] for s in ("running", "failed", "backoff", "pending", "finished", "restarted")]
+    check(len(set(colours)) == 6, f"each state its own colour: {fills}")
     # One failed replica of several is enough to colour the node.
     fx.set_task("worker", 1, state="failed")
     wait_state(b, "worker", "failed", before["worker"]["fill"])

@@ -70,6 +70,11 @@ class Fixture:
                     n["tasks"][replica].update(fields)
             self.unix_ms = int(time.time() * 1000)
 
+    def advance_clock(self, ms):
+        """The next document as if built `ms` later than the last."""
+        with self.lock:
+            self.unix_ms += ms
+
     def add_event(self, **event):
         with self.lock:
             event.setdefault("seq", len(self.events) + 1)
