@@ -16,6 +16,7 @@ struct CommandContext {
 };
 
 void register_validate(CLI::App& app, CommandContext& ctx);
+void register_graph(CLI::App& app, CommandContext& ctx);
 void register_plan(CLI::App& app, CommandContext& ctx);
 void register_sbatch(CLI::App& app, CommandContext& ctx);
 void register_rendezvous(CLI::App& app, CommandContext& ctx);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   export_python_package();
   CommandContext ctx;
   register_validate(app, ctx);
+  register_graph(app, ctx);
   register_plan(app, ctx);
   register_run(app, ctx);
   register_status(app, ctx);
