@@ -49,6 +49,7 @@ void register_launch(CLI::App& app, CommandContext& ctx) {
       ->type_name("SECONDS")
       ->check(seconds_between(0, 86400, false));
   add_notice_window_option(cmd, *notice_s);
+  add_metrics_option(cmd, options->metrics);
   cmd->add_option("--wire-timeout", *wire_s,
                   "Seconds a task waits for the addresses of the nodes it handles (default 300)")
       ->type_name("SECONDS")

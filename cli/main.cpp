@@ -26,12 +26,14 @@ int main(int argc, char** argv) {
   register_plan(app, ctx);
   register_run(app, ctx);
   register_status(app, ctx);
+  register_top(app, ctx);
   register_stop(app, ctx);
   register_checkpoint(app, ctx);
   register_scale(app, ctx);
   register_keeper(app, ctx);
   register_runs(app, ctx);
   register_logs(app, ctx);
+  register_events(app, ctx);
   register_launch(app, ctx);
   register_sbatch(app, ctx);
   register_rendezvous(app, ctx);

@@ -1,6 +1,8 @@
 // Shared, checked options (see option_checks.hpp).
 #include "option_checks.hpp"
 
+#include "slipway/observe/http_server.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +60,25 @@ void add_notice_window_option(CLI::App* cmd, double& seconds) {
                   "notice, stop at once)")
       ->type_name("SECONDS")
       ->check(seconds_between(0, 86400, false));
+}
+
+void add_metrics_option(CLI::App* cmd, std::string& address) {
+  cmd->add_option("--metrics", address,
+                  "Where the program's page and Prometheus metrics are served: [HOST:]PORT (port 0: any\n"
+                  "free one), or none (default: [program] metrics_port, else 127.0.0.1, any free port).\n"
+                  "Off loopback every request needs the view token (docs/observe.md)")
+      ->type_name("ADDR")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (value == "none") return {};
+            try {
+              observe::parse_listen_address(value);
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "ADDR"));
 }
 
 CLI::Validator seconds_between(double min, double max, bool min_exclusive) {

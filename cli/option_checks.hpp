@@ -34,6 +34,8 @@ CLI::Validator seconds_between(double min, double max, bool min_exclusive);
 
 // --notice-window SECONDS of `run` and `launch` (docs/resume.md).
 void add_notice_window_option(CLI::App* cmd, double& seconds);
+// --metrics ADDR: the observe endpoint (docs/observe.md) of `run` and `launch`.
+void add_metrics_option(CLI::App* cmd, std::string& address);
 
 // A topology FILE argument that is read again later (sbatch, launch): "-"
 // (standard input) is refused, with what to do instead.

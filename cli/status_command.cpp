@@ -39,19 +39,34 @@ std::string state_of(const rendezvous::MemberRecord& m) {
 void register_status(CLI::App& app, CommandContext& ctx) {
   auto which = std::make_shared<std::string>();
   auto run_root = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("status", "Show the tasks of a running program");
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
   cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  cmd->add_flag("--json", *json,
+                "Print the program's status document instead (JSON, schema 1 of docs/observe.md: nodes,\n"
+                "tasks, replay tables, the newest events), as the launcher published it (at most 1 s old)");
   cmd->footer("First the run directory and its resume count (docs/resume.md), then the tasks.\n"
               "Columns: NODE REPLICA HOST ATTEMPT EPOCH STATE UPTIME PID. EPOCH is the epoch\n"
               "of the node's world (- for a node in none); STATE is running, done,\n"
               "exited(N) or failed (its agent vanished). Then, for elastic nodes: NODE,\n"
               "SIZE (replicas live now), MIN:MAX, EPOCH and the live REPLICAS.");
-  cmd->callback([&ctx, which, run_root] {
+  cmd->callback([&ctx, which, run_root, json] {
     try {
       std::string run_dir;
       auto client = connect_to_program(*which, *run_root, {}, &run_dir);
+      if (*json) {
+        auto document = client->get(std::string(core::keys::kObserveStatus));
+        if (!document) {
+          std::fprintf(stderr, "slipway status: the program has published no status yet (it is starting); try again\n");
+          ctx.exit_code = 1;
+          return;
+        }
+        std::printf("%s\n", document->c_str());
+        ctx.exit_code = 0;
+        return;
+      }
       auto snapshot = client->members();
       if (!run_dir.empty()) {
         const auto resume = launch::read_resume(run_dir);

@@ -473,7 +473,7 @@ void read_node_table(Reader& reader, const toml::table& table, NodeSpec& spec,
 
 const std::vector<std::string_view>& topology_keys(std::string_view table) {
   static const std::vector<std::string_view> top{"program", "defaults", "node"};
-  static const std::vector<std::string_view> program{"name", "max_retries", "elastic"};
+  static const std::vector<std::string_view> program{"name", "max_retries", "elastic", "metrics_port"};
   static const std::vector<std::string_view> elastic{"grow", "settle", "on_loss", "satellites",
                                                      "satellite_wait"};
   static const std::vector<std::string_view> ucx{"tls", "net_devices", "rndv_thresh"};

@@ -45,6 +45,11 @@ void read_program(Reader& r, const toml::node& v, Program& program) {
       }
     } else if (key == "elastic") {
       read_elastic_table(r, value, program.elastic, "'elastic' in [program]", true);
+    } else if (key == "metrics_port") {
+      program.metrics_port.where = location_of(value);
+      if (auto i = r.integer(value, "'metrics_port' in [program]", 0, 65535)) {
+        program.metrics_port.value = static_cast<std::int32_t>(*i);
+      }
     } else {
       r.unknown_key(key, "in [program]", topology_keys("program"));
     }

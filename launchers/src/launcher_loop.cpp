@@ -129,6 +129,7 @@ Clock::time_point LauncherLoop::publish_notice(const std::string& reason, bool s
   const std::string text = core::format_notice(notice);
   control_->server().put(std::string(core::keys::kCheckpointNotice), text);
   notice_published(text);
+  record_event("notice", "", reason + (stop ? "; then the program stops" : ""));
   return deadline;
 }
 
@@ -342,6 +343,8 @@ void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now, std::opt
     say(r.cause + (starting.empty() ? "" : "; starting " + starting) +
         (stopping.empty() ? "" : "; stopping " + stopping));
   }
+  record_event("resize", r.node,
+               r.cause + " (" + std::to_string(r.from.size()) + " -> " + std::to_string(r.live.size()) + " replicas)");
   carry_out(supervisor_->resize(start, retire, r.cause, now));
   write_address_files(r.node);
 }
@@ -368,7 +371,54 @@ std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
   return groups;
 }
 
+void LauncherLoop::record_event(const std::string& kind, const std::string& node, const std::string& cause,
+                                const std::string& host) {
+  if (!observer_) return;
+  observe::Event event;
+  event.kind = kind;
+  event.node = node;
+  event.cause = cause;
+  event.host = host;
+  observer_->record(std::move(event));
+}
+
+void LauncherLoop::record_unit_event(const std::string& kind, std::size_t unit, int attempt,
+                                     const std::string& cause) {
+  if (!observer_) return;
+  for (std::uint32_t t : units_[unit].tasks) {
+    const core::Task& task = plan_.tasks[t];
+    observe::Event event;
+    event.kind = kind;
+    event.node = task.node;
+    event.replica = task.replica;
+    event.attempt = task_attempt(attempt);
+    if (units_[unit].world >= 0) event.epoch = unit_epoch(unit);
+    event.host = plan_.host(task).name;
+    event.cause = cause;
+    observer_->record(std::move(event));
+  }
+}
+
+void LauncherLoop::observe_started() {
+  if (observer_ && !observer_->url().empty()) say("page and metrics of the program: " + observer_->url());
+}
+
 void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
+  for (std::size_t unit : units) {
+    const int world = units_[unit].world;
+    if (world >= 0) {
+      const int epoch = unit_epoch(unit);
+      auto [it, fresh] = recorded_epoch_.emplace(world, epoch);
+      if (fresh || it->second != epoch) {
+        it->second = epoch;
+        record_event("epoch", plan_.tasks[units_[unit].tasks.front()].node,
+                     "epoch " + std::to_string(epoch) + " of its world" +
+                         (fresh && attempt == 0 ? std::string(" starts") : ": " + last_note_));
+      }
+    }
+    record_unit_event(attempt > 0 ? "restart" : "start", unit, attempt,
+                      attempt > 0 ? "attempt " + std::to_string(task_attempt(attempt)) : std::string());
+  }
   if (attempt > 0) {
     for (std::size_t unit : units) {
       const int epoch = unit_epoch(unit);
@@ -529,11 +579,13 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
         break;
       case Action::Kind::Note:
         say(action.message);
+        last_note_ = action.message;
         break;
       case Action::Kind::Finish: {
         finished_ = true;
         exit_code_ = action.exit_code;
         finish_message_ = action.message;
+        record_event("program_end", "", action.message + " (exit status " + std::to_string(action.exit_code) + ")");
         const std::string program = "program '" + *plan_.program.name + "' ";
         if (action.exit_code == 0) {
           say(program + "finished: " + action.message);
@@ -551,6 +603,18 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 
 void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
   budget_->release(unit);
+  if (observer_) {
+    const int attempt = supervisor_->task(unit).attempt;
+    const std::string cause = (lost ? "lost: " : "") + exit.describe() +
+                              (supervisor_->exit_expected(unit) || supervisor_->stopping() ? " (stopped)" : "");
+    record_unit_event("exit", unit, attempt, cause);
+    using namespace std::chrono;
+    const auto now_ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    for (std::uint32_t t : units_[unit].tasks) {
+      observer_->task_ended(plan_.tasks[t].name(),
+                            observe::LastExit{plan_.tasks[t].replica, task_attempt(attempt), cause, now_ms});
+    }
+  }
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
   const bool elastic_replica = units_[unit].tasks.size() == 1 && elastic_->knows(task.node);
   if (!lost && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
@@ -682,6 +746,8 @@ void LauncherLoop::on_signals() {
       kill_all();
       continue;
     }
+    stop_reason_ = std::string("interrupted by ") + signal_name(sig);
+    record_event("stop", "", stop_reason_);
     if (notice_window_.count() > 0) {
       const std::string why = sig == SIGUSR1 || sig == SIGUSR2
                                   ? std::string("the time limit is near (") + signal_name(sig) + ")"
@@ -742,6 +808,10 @@ void LauncherLoop::on_wakeup() {
     // Whoever asked chose the reason: escaped before it reaches our output.
     const std::string reason = rendezvous::printable(std::get<std::string>(event));
     say("stop requested: " + reason);
+    if (!supervisor_->stopping()) {
+      stop_reason_ = reason;
+      record_event("stop", "", reason);
+    }
     control_->announce_stop(reason);
     carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
   }
@@ -822,6 +892,21 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
   {
+    using namespace std::chrono;
+    started_unix_ms_ = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  }
+  observer_ = std::make_unique<ProgramObserver>(
+      run_dir_.path(), *plan_.program.name, observe_options_,
+      [this](const std::string& key, const std::string& value) { control_->server().put(key, value); });
+  if (run_dir_.resume_count() > 0) {
+    record_event("resume", "", "resume " + std::to_string(run_dir_.resume_count()) + " of run " + run_dir_.path());
+  } else {
+    record_event("program_start", "",
+                 std::to_string(plan_.tasks.size()) + (plan_.tasks.size() == 1 ? " task on " : " tasks on ") +
+                     std::to_string(plan_.hosts.size()) + (plan_.hosts.size() == 1 ? " host" : " hosts"));
+  }
+  observe_started();
+  {
     std::vector<std::string> nodes;
     for (const auto& node : plan_.program.nodes) nodes.push_back(*node.name);
     run_dir_.make_task_directories(nodes);
@@ -876,6 +961,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     for (const base::PollSource* source : sources_) {
       if (auto own = source->deadline(); own && (!deadline || *own < *deadline)) deadline = own;
     }
+    if (!finished_ && (!deadline || observer_->next_deadline() < *deadline)) deadline = observer_->next_deadline();
     const int timeout = base::poll_timeout_ms(deadline);
     fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
     std::vector<std::size_t> source_begin;
@@ -905,6 +991,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     if (!finished_) turn_done();
     start_queued();
     write_counters();
+    if (observer_->due(Clock::now())) observer_->publish(status_now(), Clock::now());
   }
   // Nothing of the program outlives the launcher.
   base::terminate_descendants(milliseconds(2000));
@@ -915,6 +1002,8 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     say("the program's exit status (" + std::to_string(exit_code_) + ") is not recorded: " +
         e.what());
   }
+  observer_->publish(status_now(), Clock::now());  // the program's last word, for a reader that was late
+  observer_.reset();
   control_.reset();
   base::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
     signalfd_siginfo info{};

@@ -64,6 +64,7 @@
 #include "slipway/launch/elastic_nodes.hpp"
 #include "slipway/launch/launch_outcome.hpp"
 #include "slipway/launch/launch_units.hpp"
+#include "slipway/launch/program_observer.hpp"
 #include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/supervisor.hpp"
@@ -226,6 +227,20 @@ class LauncherLoop {
   // How long a stop by a signal lets tasks that hear checkpoint notices run
   // after the notice (docs/resume.md); 0: no notice, the stop of old.
   void set_notice_window(std::chrono::milliseconds window) { notice_window_ = window; }
+  // The event record, status and observe endpoint (program_observer.hpp);
+  // set before run(). The default serves on 127.0.0.1, any free port.
+  void set_observe(ObserveOptions options) { observe_options_ = std::move(options); }
+  // The status document now (docs/observe.md); only while run() runs.
+  observe::ProgramStatus status_now() const;
+  // Adds an event to the run's record (RUN/events.jsonl): `node` empty for
+  // a program-wide one. Only while run() runs.
+  void record_event(const std::string& kind, const std::string& node, const std::string& cause,
+                    const std::string& host = {});
+  // The page's URL ("" when there is no endpoint); only while run() runs.
+  std::string observe_url() const { return observer_ ? observer_->url() : std::string(); }
+  bool observe_loopback() const { return !observer_ || observer_->loopback(); }
+  // Said once the endpoint is up (default: the URL, on stderr).
+  virtual void observe_started();
   // A checkpoint notice was published (core/checkpoint_notice.hpp's JSON):
   // tasks the launcher runs itself get it here. Default: nothing.
   virtual void notice_published(const std::string& /*notice*/) {}
@@ -262,6 +277,8 @@ class LauncherLoop {
   // the program is stopping already.
   void on_checkpoint_request();
   void record_launch(const std::vector<std::size_t>& units, int attempt);
+  // One event per task of `unit`.
+  void record_unit_event(const std::string& kind, std::size_t unit, int attempt, const std::string& cause);
   void write_counters();
   void write_address_files(const std::string& node);
 
@@ -306,6 +323,12 @@ class LauncherLoop {
   RunCounters counters_;  // each task's last attempt and epoch, as RUN/counters holds them
   bool counters_changed_ = false;
   std::chrono::milliseconds notice_window_{0};
+  ObserveOptions observe_options_;
+  std::unique_ptr<ProgramObserver> observer_;
+  std::int64_t started_unix_ms_ = 0;
+  std::string stop_reason_;
+  std::string last_note_;             // the supervisor's last Note (a world's restart)
+  std::map<int, int> recorded_epoch_; // by world: the epoch its last event named
   std::uint64_t notice_seq_ = 0;
 };
 

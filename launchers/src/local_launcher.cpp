@@ -36,6 +36,8 @@ class LocalRun : public LauncherLoop {
         options_(options),
         run_inline_(!is_off(std::getenv(core::env::kInlineTasks))) {
     set_notice_window(options.notice_window);
+    set_observe({observe_address(options.metrics, this->plan().program),
+                 options.run_root.empty() ? default_run_root() : options.run_root});
   }
 
  protected:

@@ -150,6 +150,8 @@ class SlurmRun : public LauncherLoop {
         job_(std::move(job)),
         satellite_settings_(core::satellite_settings(this->plan().program)) {
     set_notice_window(options.notice_window);
+    set_observe({observe_address(options.metrics, this->plan().program),
+                 options.run_root.empty() ? default_run_root() : options.run_root});
     for (const auto& unit : units()) unit_host_.push_back(this->plan().hosts.at(unit.host).name);
     for (const auto& host : this->plan().hosts) {
       if (host.satellite) placeholders_.insert(host.name);
@@ -242,15 +244,41 @@ class SlurmRun : public LauncherLoop {
     if (job->replacement) {
       // Started at the end of this turn (start_waiting).
       unit_host_[*job->unit] = *host;
-      say("satellite job " + id + " runs on " + *host + ": a place for " + units()[*job->unit].name +
-          ", whose host is lost");
+      satellite_said("satellite_grant", job->node,
+                     "satellite job " + id + " runs on " + *host + ": a place for " + units()[*job->unit].name +
+                         ", whose host is lost",
+                     *host);
       return;
     }
     const std::string node = job->node;
     const std::size_t unit = satellite_granted(node, "satellite job " + id + " granted on " + *host);
     satellites_.bind(id, unit);
     unit_host_[unit] = *host;
-    say("satellite job " + id + " runs on " + *host + ": a place for " + units()[unit].name);
+    satellite_said("satellite_grant", node,
+                   "satellite job " + id + " runs on " + *host + ": a place for " + units()[unit].name, *host);
+  }
+
+  // A line about a satellite job, said and recorded as an event.
+  void satellite_said(const std::string& kind, const std::string& node, const std::string& line,
+                      const std::string& host = {}) {
+    say(line);
+    record_event(kind, node, line, host);
+  }
+
+  // A line for the user: the launcher's page and metrics, and how to reach
+  // them from elsewhere when they listen on this host's loopback only.
+  void observe_started() override {
+    const std::string url = observe_url();
+    if (url.empty()) return;
+    if (!observe_loopback()) {
+      say("page and metrics of the program: " + url + " (with the view token: docs/observe.md)");
+      return;
+    }
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    const std::string port = url.substr(url.rfind(':') + 1, url.size() - url.rfind(':') - 2);
+    say("page and metrics of the program: " + url + " on " + name + "; from the login node: ssh -N -L " + port +
+        ":127.0.0.1:" + port + " " + name + ", then open http://127.0.0.1:" + port + "/");
   }
 
   // Satellite jobs follow what the elastic nodes want: submitted for slots
@@ -263,6 +291,7 @@ class SlurmRun : public LauncherLoop {
       cancel_satellite(job.id);
       const std::string pends = "satellite job " + job.id + " still pends after " +
                                 seconds_text(satellite_settings_.wait_ms) + " ([program.elastic] satellite_wait); cancelled";
+      record_event("satellite_abandon", job.node, pends);
       if (job.replacement) {
         replacement_expired(*job.unit, pends);
       } else {
@@ -277,8 +306,10 @@ class SlurmRun : public LauncherLoop {
         if (const SatelliteBook::Job* job = satellites_.of_unit(*unit)) {
           const std::string id = job->id, host = job->host;
           cancel_satellite(id);
-          say("satellite job " + id + " on " + host + " released: " + node + " no longer runs " +
-              units()[*unit].name);
+          satellite_said("satellite_release", node,
+                         "satellite job " + id + " on " + host + " released: " + node + " no longer runs " +
+                             units()[*unit].name,
+                         host);
         }
       }
       // Room in the job first, then satellite jobs.
@@ -289,7 +320,7 @@ class SlurmRun : public LauncherLoop {
       for (; pending > wanted; --pending) {
         const std::string id = *satellites_.newest_pending(node);
         cancel_satellite(id);
-        say("satellite job " + id + " cancelled: " + node + " no longer needs it");
+        satellite_said("satellite_release", node, "satellite job " + id + " cancelled: " + node + " no longer needs it");
       }
       for (; pending < wanted && satellites_.size() < satellite_settings_.jobs; ++pending) {
         if (!submit_satellite(node)) break;
@@ -425,12 +456,15 @@ class SlurmRun : public LauncherLoop {
     std::string why;
     const auto id = sbatch_satellite(request, why);
     if (!id) {
+      record_event("satellite_abandon", node, "no satellite job: " + why);
       satellites_abandoned(node, "no satellite job: " + why);
       return false;
     }
     satellites_.submitted(*id, node, SatelliteBook::Clock::now());
-    say(node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) + " cpus" +
-        (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) + ") for one more replica");
+    satellite_said("satellite_request", node,
+                   node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) +
+                       " cpus" + (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) +
+                       ") for one more replica");
     return true;
   }
 
@@ -608,9 +642,11 @@ class SlurmRun : public LauncherLoop {
     if (!id) throw NoRoom(no_room_in_job(step) + "; no satellite job: " + why);
     satellites_.submitted_for(*id, task.node, unit, SatelliteBook::Clock::now());
     unhost(unit);
-    say(task.node + ": asked Slurm for satellite job " + *id + " (1 host, " + std::to_string(request.cpus) +
-        " cpus" + (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) + ") for " +
-        units()[unit].name + ", whose host is lost");
+    satellite_said("satellite_request", task.node,
+                   task.node + ": asked Slurm for satellite job " + *id + " (1 host, " +
+                       std::to_string(request.cpus) + " cpus" +
+                       (request.gpus ? ", " + std::to_string(request.gpus) + " gpus" : std::string()) + ") for " +
+                       units()[unit].name + ", whose host is lost");
     return *id;
   }
 
@@ -777,6 +813,7 @@ LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Pr
                            std::to_string(options.grace.count() / 1000.0), "--wire-timeout",
                            std::to_string(options.wire_timeout.count() / 1000.0)});
   if (!options.run_root.empty()) argv.insert(argv.end(), {"--run-root", options.run_root});
+  if (!options.metrics.empty()) argv.insert(argv.end(), {"--metrics", options.metrics});
   const char* tmp = std::getenv("TMPDIR");
   std::string verdict = std::string(tmp && *tmp ? tmp : "/tmp") + "/slipway-verdict-XXXXXX";
   {

@@ -252,6 +252,7 @@ std::uint32_t request_id(const wire::Message& m) {
 }  // namespace
 
 void Engine::State::handle_request(Conn& c, wire::Message& m, TimePoint now) {
+  ++requests;
   if (const std::string what = oversized(m, options.limits); !what.empty()) {
     reply(c, request_id(m), Status::limit_exceeded, what);
     return;
@@ -406,6 +407,7 @@ EngineStats Engine::stats() const {
   st.refused_connections = s.refused_connections;
   st.evicted_connections = s.evicted_connections;
   st.recycled_records = s.recycled_records;
+  st.requests = s.requests;
   st.members_alive = s.members_alive;
   st.member_records = s.member_records;
   st.keys = s.kv.size();

@@ -141,6 +141,7 @@ struct Engine::State {
   std::list<Member*> departed_outside;
   std::list<Member*> departed_inside;
   std::uint64_t recycled_records = 0;
+  std::uint64_t requests = 0;  // frames handled from authenticated peers (heartbeats too)
   // Generations of a node never go back: a node forgotten with its last
   // record starts again above every generation it or another forgotten node had.
   std::uint64_t generation_floor = 0;

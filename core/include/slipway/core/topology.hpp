@@ -111,6 +111,9 @@ struct Program {
   Located<std::string> name;
   Located<std::uint32_t> max_retries{0};
   Located<ElasticSettings> elastic;   // [program.elastic]: defaults of every elastic node
+  // The observe endpoint's port on 127.0.0.1 (docs/observe.md); -1: unset
+  // (any free port), 0: any free port.
+  Located<std::int32_t> metrics_port{-1};
   std::string source_file;   // as given to load/parse
   std::string base_dir;      // absolute directory of source_file (relative workdirs)
   std::vector<NodeSpec> nodes;

@@ -41,6 +41,9 @@ struct LocalRunOptions {
   std::chrono::milliseconds notice_window{10000};
   // A run directory to resume (`slipway run --resume`); empty: a new run.
   std::string resume_run;
+  // The observe endpoint (docs/observe.md): "HOST:PORT" or "PORT", "none"
+  // for none; empty: [program] metrics_port, else 127.0.0.1, any free port.
+  std::string metrics;
   std::chrono::milliseconds wire_timeout{300000};
   // The bound of each task log (SLIPWAY_LOG_LIMIT, read by run_local and by
   // every agent; 0: none).

@@ -40,6 +40,8 @@ struct SlurmLaunchOptions {
   // As LocalRunOptions::notice_window (docs/resume.md).
   std::chrono::milliseconds notice_window{10000};
   std::chrono::milliseconds wire_timeout{300000};
+  // As LocalRunOptions::metrics (docs/observe.md).
+  std::string metrics;
 };
 
 // Runs `program` (loaded and validated by the caller) and returns its

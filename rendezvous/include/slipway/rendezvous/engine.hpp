@@ -73,6 +73,7 @@ struct EngineStats {
   std::uint64_t refused_connections = 0; // refused at connect: max_connections was reached
   std::uint64_t evicted_connections = 0; // unauthenticated, closed to admit a newer one at a cap
   std::uint64_t recycled_records = 0;    // departed member records forgotten to make room
+  std::uint64_t requests = 0;            // requests handled (heartbeats included)
   std::size_t members_alive = 0;
   std::size_t member_records = 0;
   std::size_t keys = 0;
