@@ -409,11 +409,15 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
     if (world >= 0) {
       const int epoch = unit_epoch(unit);
       auto [it, fresh] = recorded_epoch_.emplace(world, epoch);
-      if (fresh || it->second != epoch) {
+      if (observer_ && (fresh || it->second != epoch)) {
         it->second = epoch;
-        record_event("epoch", plan_.tasks[units_[unit].tasks.front()].node,
-                     "epoch " + std::to_string(epoch) + " of its world" +
-                         (fresh && attempt == 0 ? std::string(" starts") : ": " + last_note_));
+        observe::Event event;
+        event.kind = "epoch";
+        event.node = plan_.tasks[units_[unit].tasks.front()].node;
+        event.epoch = epoch;
+        event.cause = "epoch " + std::to_string(epoch) + " of its world" +
+                      (fresh && attempt == 0 ? std::string(" starts") : ": " + last_note_);
+        observer_->record(std::move(event));
       }
     }
     record_unit_event(attempt > 0 ? "restart" : "start", unit, attempt,
