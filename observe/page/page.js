@@ -33,6 +33,7 @@
   const LAYER_GAP = 80;
   const ROW_GAP = 26;
   const MARGIN = 20;
+  const TOP = 60;             // room above the first row for arcs and loops
 
   // The order of a node's state bar, left to right.
   const RESTART_MARK_MS = 10000;  // a node that restarted is drawn "restarted" this long
@@ -280,7 +281,7 @@
       r.forEach((i, p) => {
         boxes[i] = {
           x: x + (colW[l] - width[i]) / 2,
-          y: MARGIN + offset + p * (BOX_H + ROW_GAP),
+          y: TOP + offset + p * (BOX_H + ROW_GAP),
           w: width[i],
           layer: l,
         };
@@ -289,20 +290,27 @@
     });
     const edges = [];
     nodes.forEach((n, u) => {
-      for (const v of out[u]) edges.push({ from: u, to: v, back: u === v || layer[v] <= layer[u] });
+      for (const v of out[u]) {
+        edges.push({ from: u, to: v, back: u === v || layer[v] <= layer[u], span: layer[v] - layer[u] });
+      }
     });
     return {
       boxes: boxes,
       edges: edges,
       width: Math.max(x - LAYER_GAP + MARGIN, 2 * MARGIN),
-      height: MARGIN * 2 + tallest * (BOX_H + ROW_GAP) - (tallest > 0 ? ROW_GAP : 0) + 40,
+      height: TOP + MARGIN + tallest * (BOX_H + ROW_GAP) - (tallest > 0 ? ROW_GAP : 0) + 40,
     };
   }
 
-  function edgePath(a, b, self, back) {
+  function edgePath(a, b, self, back, span) {
     if (self) {  // out of the top edge, back into the right edge
       const x1 = a.x + a.w - 26, y2 = a.y + 22, r = a.x + a.w;
       return `M ${x1} ${a.y} C ${x1} ${a.y - 30}, ${r + 30} ${y2}, ${r} ${y2}`;
+    }
+    if (!back && span > 1) {  // over the layers between: an arc above, into the top
+      const x1 = a.x + a.w * 0.7, x2 = b.x + b.w * 0.3;
+      const top = Math.min(a.y, b.y) - 44 - 4 * Math.min(span, 4);
+      return `M ${x1} ${a.y} C ${x1} ${top}, ${x2} ${top}, ${x2} ${b.y}`;
     }
     if (!back) {
       const x1 = a.x + a.w, y1 = a.y + BOX_H / 2, x2 = b.x, y2 = b.y + BOX_H / 2;
@@ -340,7 +348,7 @@
     for (const e of layout.edges) {
       const path = svg("path", {
         class: "edge" + (e.back ? " back" : ""),
-        d: edgePath(layout.boxes[e.from], layout.boxes[e.to], e.from === e.to, e.back),
+        d: edgePath(layout.boxes[e.from], layout.boxes[e.to], e.from === e.to, e.back, e.span),
         "marker-end": "url(#arrow)",
         "data-from": nodes[e.from].name,
         "data-to": nodes[e.to].name,
@@ -410,9 +418,11 @@
     if (num(n.epoch) !== null) detail.push("epoch " + n.epoch);
     setFitted(box.detail, detail.join(" · "), box.width - 20);
     const rate = cpuRate("node:" + n.name, n.cpu_seconds, unixMs);
+    // The sums are 0 until a task's agent has reported its usage: shown then.
+    const reported = (Array.isArray(n.tasks) ? n.tasks : []).some((t) => num(t.cpu_seconds) !== null);
     const usage = [];
-    if (num(n.cpu_seconds) !== null) usage.push("cpu " + fmtPercent(rate));
-    if (num(n.rss_bytes) !== null) usage.push(fmtBytes(n.rss_bytes));
+    if (reported && num(n.cpu_seconds) !== null) usage.push("cpu " + fmtPercent(rate));
+    if (reported && num(n.rss_bytes) !== null) usage.push(fmtBytes(n.rss_bytes));
     setFitted(box.usage, usage.join(" · "), box.width - 20);
     const lines = [n.name + " (" + str(n.type) + ")", replicaText(n) + " live/MIN:MAX", state];
     for (const k of Object.keys(c)) if (c[k] > 0) lines.push(c[k] + " " + k);

@@ -84,6 +84,29 @@ def test_graph(b, fx):
                  ".map(e => e.dataset.from + '>' + e.dataset.to).sort()")
     check(edges == sorted(["learner>replay", "actor>replay", "actor>learner", "evaluator>learner",
                            "evaluator>evaluator", "ps>worker", "worker>ps"]), f"an arrow per handle: {edges}")
+    # No arrow runs through a box it does not connect (actor -> replay skips
+    # learner's layer: it must go around it).
+    crossings = b.js("""
+        const boxes = [...document.querySelectorAll('#graph g.node')].map(g => {
+          const m = /translate\\(([-0-9.]+)[ ,]+([-0-9.]+)\\)/.exec(g.getAttribute('transform'));
+          const r = g.querySelector('rect.box');
+          return {name: g.dataset.node, x: +m[1], y: +m[2], w: r.width.baseVal.value, h: r.height.baseVal.value};
+        });
+        const out = [];
+        for (const e of document.querySelectorAll('#graph path.edge')) {
+          const len = e.getTotalLength();
+          for (const b of boxes) {
+            if (b.name === e.dataset.from || b.name === e.dataset.to) continue;
+            for (let i = 0; i <= 100; i++) {
+              const p = e.getPointAtLength(len * i / 100);
+              if (p.x > b.x + 2 && p.x < b.x + b.w - 2 && p.y > b.y + 2 && p.y < b.y + b.h - 2) {
+                out.push(e.dataset.from + '>' + e.dataset.to + ' through ' + b.name); break;
+              }
+            }
+          }
+        }
+        return out;""")
+    check(crossings == [], f"arrows through boxes: {crossings}")
     check(b.js("return [...document.querySelectorAll('#graph path.edge')].every("
                "e => !/NaN|undefined/.test(e.getAttribute('d')))"), "every arrow has a finite path")
     first = b.js("return window.slipwayFirstDrawMs")
