@@ -43,6 +43,7 @@ def fixture_program():
         node("worker", handles=["ps"], tasks=2),
     ]
     nodes[2]["tasks"][3]["state"] = "idle"  # an elastic slot that is not live
+    nodes[4]["tasks"][0].update(cpu_seconds=None, rss_bytes=None)  # ps: no usage reported yet
     events = [
         {"seq": 1, "time": "2026-11-28T12:00:00.000Z", "kind": "program_start"},
         {"seq": 2, "time": "2026-11-28T12:00:01.000Z", "kind": "start", "node": "actor", "replica": 0,
@@ -109,6 +110,10 @@ def test_graph(b, fx):
     check(crossings == [], f"arrows through boxes: {crossings}")
     check(b.js("return [...document.querySelectorAll('#graph path.edge')].every("
                "e => !/NaN|undefined/.test(e.getAttribute('d')))"), "every arrow has a finite path")
+    usage = b.js("return Object.fromEntries([...document.querySelectorAll('#graph g.node')].map("
+                 "g => [g.dataset.node, g.querySelector('text.usage').textContent]))")
+    check(usage["ps"] == "", f"no usage shown before a task reported it, got {usage['ps']!r}")
+    check(usage["actor"].startswith("cpu ") and usage["actor"].endswith("MiB"), f"actor's usage, got {usage['actor']!r}")
     first = b.js("return window.slipwayFirstDrawMs")
     check(isinstance(first, (int, float)) and first > 0, f"slipwayFirstDrawMs set, got {first!r}")
     print(f"ok: graph of 6 nodes drawn, first draw at {first:.0f} ms")
