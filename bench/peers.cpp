@@ -20,7 +20,7 @@ Kind kind_of(const std::string& name) {
   if (name == "slipway.so") return Kind::plugin;
   if (name == "rendezvous_tcpstore.py" || name == "cluster/cluster.sh" || name == "elastic_rounds.py" ||
       name == "elastic_trainer.py" || name == "json_replay.py" || name == "resume_rounds.py" ||
-      name == "resume_learner.py") {
+      name == "resume_learner.py" || name == "observe_rounds.py") {
     return Kind::data;
   }
   if (name.rfind("slipway", 0) == 0) return Kind::program;
@@ -58,6 +58,9 @@ const std::vector<Peer>& peers() {
       {"elastic_trainer.py", "elastic", "cmake --install BUILD --prefix PREFIX installs it"},
       {"resume_rounds.py", "resume", "cmake --install BUILD --prefix PREFIX installs it"},
       {"resume_learner.py", "resume", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"observe_rounds.py", "observe", "cmake --install BUILD --prefix PREFIX installs it"},
+      {"prometheus", "observe", "apt-get install prometheus"},
+      {"chromium", "observe", "apt-get install chromium chromium-driver python3-selenium"},
       {"python3", "rendezvous,elastic,replay,resume", "apt-get install python3 python3-torch (the peer imports torch)"},
       {"slipway-replay", "replay,resume", "install slipway (cmake --install BUILD --prefix PREFIX)"},
       {"redis-server", "replay", "apt-get install redis-server"},
