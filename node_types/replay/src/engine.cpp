@@ -69,6 +69,7 @@ struct Engine::ParkedInsert {
   std::vector<std::vector<std::pair<std::size_t, double>>> targets;  // per item: slot, priority
   std::vector<std::pair<std::size_t, std::int64_t>> counts;          // slot, items going there
   std::uint64_t bytes = 0;
+  Time since;  // parked on the slot it is in now
   Time deadline;
   Done<InsertReply> done;
   std::size_t refused_by = 0;  // the slot that refused it last
@@ -89,6 +90,7 @@ struct Engine::Slot {
   Table table;
   std::deque<std::unique_ptr<ParkedInsert>> inserts;
   std::list<ParkedRead> reads;  // samples, or leases of a work table; arrival order
+  Clock::duration blocked{0};  // the waits of requests parked here that went or moved on
 };
 
 Engine::Engine(EngineConfig config, std::uint32_t shard, std::uint64_t seed)
@@ -177,6 +179,7 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
   parked->deadline = now + std::chrono::milliseconds(std::min(request.wait_ms, limits_.max_wait_ms));
   parked->done = std::move(done);
 
+  parked->since = now;
   // No overtaking: behind the inserts already parked on any table it touches.
   for (const auto& entry : parked->counts) {
     Slot& slot = *tables_[entry.first];
@@ -272,6 +275,7 @@ bool Engine::serve_reads(Slot& slot, Time now) {
   std::uint32_t least_refused = UINT32_MAX;
   for (auto it = slot.reads.begin(); it != slot.reads.end();) {
     if (it->min_n < least_refused && try_read(slot, *it, now)) {
+      waited(slot, it->parked_at, now);
       it = slot.reads.erase(it);
       served = true;
       continue;
@@ -297,6 +301,7 @@ void Engine::pump(Time now) {
       while (!slot.inserts.empty()) {
         ParkedInsert& head = *slot.inserts.front();
         if (try_insert(head) == Try::done) {
+          waited(slot, head.since, now);
           slot.inserts.pop_front();
           progress = true;
           continue;
@@ -305,6 +310,8 @@ void Engine::pump(Time now) {
         // Another table holds it up now: wait at the back of that one's queue.
         auto moved = std::move(slot.inserts.front());
         slot.inserts.pop_front();
+        waited(slot, moved->since, now);
+        moved->since = now;
         tables_[moved->refused_by]->inserts.push_back(std::move(moved));
         progress = true;
       }
@@ -441,7 +448,18 @@ InfoReply Engine::info(const Caller& /*caller*/, Time /*now*/) {
   return reply;
 }
 
-void Engine::drain() { expire_parked(std::nullopt); }
+void Engine::drain(Time now) {
+  // Every parked request waited until now (expire_parked answers them all).
+  for (auto& slot : tables_) {
+    for (const auto& parked : slot->reads) waited(*slot, parked.parked_at, now);
+    for (const auto& parked : slot->inserts) waited(*slot, parked->since, now);
+  }
+  expire_parked(std::nullopt);
+}
+
+void Engine::waited(Slot& slot, Time since, Time now) {
+  if (now > since) slot.blocked += now - since;
+}
 
 void Engine::tick(Time now) {
   for (auto& slot : tables_) slot->table.expire(now);
@@ -457,7 +475,10 @@ void Engine::expire_parked(std::optional<Time> now) {
     for (auto& parked : slot->reads) {
       if (now && parked.deadline > *now) {
         reads.push_back(std::move(parked));
-      } else if (parked.lease) {
+        continue;
+      }
+      if (now) waited(*slot, parked.parked_at, *now);
+      if (parked.lease) {
         parked.leased(not_ready<LeaseReply>());
       } else {
         parked.sampled(not_ready<SampleReply>());
@@ -469,6 +490,7 @@ void Engine::expire_parked(std::optional<Time> now) {
       if (now && parked->deadline > *now) {
         inserts.push_back(std::move(parked));
       } else {
+        if (now) waited(*slot, parked->since, *now);
         parked->done(not_ready<InsertReply>());
       }
     }
@@ -493,6 +515,28 @@ std::size_t Engine::parked() const {
   std::size_t count = 0;
   for (const auto& slot : tables_) count += slot->reads.size() + slot->inserts.size();
   return count;
+}
+
+std::vector<TableStats> Engine::stats(Time now) const {
+  std::vector<TableStats> out;
+  out.reserve(tables_.size());
+  for (const auto& slot : tables_) {
+    const Table& table = slot->table;
+    Clock::duration blocked = slot->blocked;
+    for (const auto& parked : slot->reads) blocked += std::max(Clock::duration(0), now - parked.parked_at);
+    for (const auto& parked : slot->inserts) blocked += std::max(Clock::duration(0), now - parked->since);
+    TableStats stats;
+    stats.name = table.name();
+    stats.size = table.size();
+    stats.max_size = table.config().max_size;
+    stats.inserted_total = table.totals().inserted;
+    stats.sampled_total = table.totals().sampled;
+    stats.parked_inserts = slot->inserts.size();
+    stats.parked_samples = slot->reads.size();
+    stats.limiter_blocked_seconds_total = std::chrono::duration<double>(blocked).count();
+    out.push_back(std::move(stats));
+  }
+  return out;
 }
 
 std::uint64_t Engine::item_count() const {

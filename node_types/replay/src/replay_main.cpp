@@ -2,7 +2,8 @@
 // tables from SLIPWAY_REPLAY_CONFIG (JSON) and its identity from the task's
 // environment (SLIPWAY_NODE, SLIPWAY_REPLICA, SLIPWAY_ATTEMPT,
 // SLIPWAY_RUN_DIR, the rendezvous), loads its newest checkpoint, publishes
-// a courier endpoint as NODE.REPLICA and serves until SIGTERM or SIGINT. A
+// a courier endpoint as NODE.REPLICA, puts its tables' stats as
+// replay/stats/NODE.REPLICA every 2 s, and serves until SIGTERM or SIGINT. A
 // checkpoint notice (SLIPWAY_NOTICE_FILE) makes it write a checkpoint at
 // once and serve on; SIGTERM or SIGINT, a final checkpoint before it exits.
 // docs/replay.md.
@@ -22,6 +23,7 @@
 #include "server.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
 #include "slipway/core/contract.hpp"
+#include "stats_reporter.hpp"
 
 using namespace slipway;
 
@@ -79,6 +81,31 @@ std::unique_ptr<replay::NoticeWatch> watch_notices(replay::Server& server) {
       log_line);
 }
 
+// The program's rendezvous, for the courier directory and the stats.
+std::shared_ptr<rendezvous::Client> connect_rendezvous() {
+  try {
+    return rendezvous::Client::connect_observer_from_environment();
+  } catch (const rendezvous::Error& error) {
+    throw std::runtime_error(std::string("cannot reach the program's rendezvous: ") + error.what() +
+                             " (SLIPWAY_RDZV and SLIPWAY_TOKEN are set by `slipway run` and `slipway launch` "
+                             "for every task)");
+  }
+}
+
+// replay/stats/NODE.REPLICA every 2 s while the shard serves.
+std::unique_ptr<replay::StatsReporter> report_stats(replay::Server& server, const replay::ServerIdentity& identity,
+                                                    const std::shared_ptr<rendezvous::Client>& client) {
+  return std::make_unique<replay::StatsReporter>(
+      replay::stats_key(identity.node, identity.replica), [&server] { return server.stats(); },
+      [client](const std::string& key, const std::string& value, replay::StatsReporter::Done done) {
+        client->put_async(key, value, rendezvous::Scope::program,
+                          [done](rendezvous::Status status, const std::string& message) {
+                            done(status == rendezvous::Status::ok, message);
+                          });
+      },
+      log_line);
+}
+
 int serve() {
   const char* config_text = std::getenv(core::env::kReplayConfig);
   if (config_text == nullptr) {
@@ -101,12 +128,14 @@ int serve() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   replay::Server server(std::move(config), identity, log_line);
-  channels::Endpoint endpoint({}, channels::RendezvousDirectory::from_environment());
+  const auto rdzv = connect_rendezvous();
+  channels::Endpoint endpoint({}, std::make_shared<channels::RendezvousDirectory>(rdzv));
   server.serve(endpoint);
   endpoint.publish();
   log_line("serving " + identity.node + "." + std::to_string(identity.replica) + " (attempt " +
            std::to_string(identity.attempt) + ")");
   auto notices = watch_notices(server);
+  auto stats = report_stats(server, identity, rdzv);
   std::atomic<int> received{0};
   std::thread waiter([&] {
     int signal_number = 0;
@@ -116,6 +145,7 @@ int serve() {
   });
   server.run();  // returns after stop(), parked requests answered
   notices.reset();
+  stats.reset();
   endpoint.close();  // no request comes in after the final checkpoint's snapshot
   waiter.join();     // run() returns only after the waiter's stop()
   if (server.checkpoint_directory()) {

@@ -2,6 +2,8 @@
 // checkpoints.
 #include "server.hpp"
 
+#include <sys/stat.h>
+
 #include <future>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +17,18 @@ namespace fs = std::filesystem;
 namespace {
 std::string task_name(const ServerIdentity& identity) {
   return identity.node + "." + std::to_string(identity.replica);
+}
+
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// When `file` was last written (Unix ms); nothing when it cannot be read.
+std::optional<std::int64_t> written_unix_ms(const fs::path& file) {
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0) return std::nullopt;
+  return std::int64_t{info.st_mtim.tv_sec} * 1000 + info.st_mtim.tv_nsec / 1000000;
 }
 
 Bytes refusal(Status status, std::string message) {
@@ -80,6 +94,7 @@ void Server::load() {
     return;
   }
   engine_->set_checkpoint_path(loaded->file.string());
+  last_checkpoint_unix_ms_ = written_unix_ms(loaded->file);
   log_("loaded checkpoint " + loaded->file.string() + ": " + std::to_string(tables) + " tables, " +
        std::to_string(items) + " items, " + std::to_string(bytes) + " bytes of data");
 }
@@ -208,7 +223,7 @@ void Server::run() {
     timer_.wait_until(lock, next);
   }
   // Answer every parked request before the endpoint closes.
-  engine_->drain();
+  engine_->drain(Clock::now());
 }
 
 void Server::stop() {
@@ -217,6 +232,11 @@ void Server::stop() {
     stopping_ = true;
   }
   timer_.notify_all();
+}
+
+ShardStats Server::stats() {
+  std::lock_guard lock(mutex_);
+  return {engine_->stats(Clock::now()), last_checkpoint_unix_ms_};
 }
 
 void Server::request_checkpoint(CheckpointDone done) {
@@ -277,6 +297,7 @@ void Server::checkpoint_loop() {
       {
         std::lock_guard lock(mutex_);
         engine_->set_checkpoint_path(file.string());
+        last_checkpoint_unix_ms_ = unix_ms_now();
       }
       written = CheckpointWritten{file, snapshot.item_count(), snapshot.data_bytes()};
       if (waiters.empty()) {

@@ -25,6 +25,7 @@
 #include "slipway/channels/endpoint.hpp"
 #include "slipway/replay/config.hpp"
 #include "slipway/replay/engine.hpp"
+#include "slipway/replay/stats.hpp"
 
 namespace slipway::replay {
 
@@ -63,6 +64,11 @@ class Server {
   // failed. Also after stop() (the final checkpoint); not from a handler.
   CheckpointWritten checkpoint_now();
 
+  // Each table's counters and parked requests, and when a checkpoint was
+  // last written (or the one loaded was written): the shard's stats
+  // (slipway/replay/stats.hpp). Any thread.
+  ShardStats stats();
+
   // Where this shard's checkpoints go (nullopt: none configured).
   const std::optional<std::filesystem::path>& checkpoint_directory() const noexcept { return directory_path_; }
 
@@ -84,9 +90,10 @@ class Server {
   std::optional<std::filesystem::path> directory_path_;
   std::unique_ptr<CheckpointDirectory> directory_;
 
-  std::mutex mutex_;  // the engine, planned_, stopping_
+  std::mutex mutex_;  // the engine, planned_, stopping_, last_checkpoint_unix_ms_
   std::condition_variable timer_;
   std::unique_ptr<Engine> engine_;
+  std::optional<std::int64_t> last_checkpoint_unix_ms_;
   Time planned_ = Time::max();
   bool stopping_ = false;
 

@@ -75,6 +75,7 @@ void Table::insert(Key key, double priority, ItemStore::Data data) {
   sampler_->insert(key, priority);
   remover_->insert(key, priority);
   limiter_.inserted();
+  ++totals_.inserted;
 }
 
 std::int64_t Table::sample_count(std::int64_t n) const {
@@ -88,6 +89,7 @@ Sampled Table::sample_one() {
   Item& item = items_.at(picked.key);
   ++item.times;
   limiter_.sampled();
+  ++totals_.sampled;
   Sampled out{picked.key, item.priority, picked.probability, items_.size(), item.times, item.data};
   if (config_.max_times_sampled > 0 && item.times >= config_.max_times_sampled) remove(picked.key);
   return out;
@@ -136,6 +138,7 @@ Leased Table::lease_one(const LeaseToken& token, Time expires) {
   sampler_->remove(key);
   Item& item = items_.at(key);
   ++item.times;
+  ++totals_.sampled;
   leases_.emplace(key, Lease{token, expires});
   expiries_.emplace(expires, key);
   auto& issued = tokens_[key];

@@ -267,7 +267,7 @@ TEST_CASE("drain answers every parked request with not_ready") {
   Answer<SampleReply> sampled;
   engine.sample(caller(), {"q", 1, 1, 60000}, t0(), sampled.done());
   CHECK_FALSE(sampled.reply);
-  engine.drain();
+  engine.drain(t0());
   REQUIRE(sampled.reply);
   CHECK(sampled.reply->status == Status::not_ready);
   CHECK(engine.parked() == 0);

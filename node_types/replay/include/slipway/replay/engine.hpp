@@ -22,6 +22,7 @@
 
 #include "slipway/replay/item_store.hpp"
 #include "slipway/replay/requests.hpp"
+#include "slipway/replay/stats.hpp"
 #include "slipway/replay/table.hpp"
 #include "slipway/replay/types.hpp"
 
@@ -72,10 +73,13 @@ class Engine {
   // returns expired leases to their queues.
   void tick(Time now);
   // Answers every parked request with not_ready (the server is stopping).
-  void drain();
+  void drain(Time now);
   // When tick() next has something to do; nullopt: nothing is waiting.
   std::optional<Time> next_deadline() const;
   std::size_t parked() const;
+  // Each table's counters and parked requests (stats.hpp), the time
+  // requests still parked have waited counted up to `now`.
+  std::vector<TableStats> stats(Time now) const;
 
   // The state a checkpoint holds (blobs shared, no data copied), and
   // restoring it into a fresh engine: tables matched by name (a table the
@@ -110,6 +114,8 @@ class Engine {
   // those that cannot unless they hold the rest (holds_reads); true if any went.
   bool serve_reads(Slot& slot, Time now);
   bool holds_reads(const ParkedRead& parked, Time now) const;
+  // A request parked on `slot` since `since` goes (or moves on) at `now`.
+  static void waited(Slot& slot, Time since, Time now);
   void read(ParkedRead parked, const std::string& table, std::uint32_t wait_ms, Time now);
   CountReply settle(const std::string& table, const std::vector<LeaseRef>& leases, Time now, bool done);
 

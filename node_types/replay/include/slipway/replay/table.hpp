@@ -11,7 +11,10 @@
 // nacked or its lease expires; it then goes back in key order (the front of
 // a FIFO queue). Each lease has its token: nack needs the current lease's,
 // ack the token of one of the item's last kTokensKept leases (a holder whose
-// lease expired may still report the work done). Not thread-safe.
+// lease expired may still report the work done). totals() counts the items
+// inserted and those sampled (a work table's: leased) since the table was
+// made; neither reset() nor restore_item() changes them (stats.hpp). Not
+// thread-safe.
 #pragma once
 
 #include <chrono>
@@ -50,6 +53,11 @@ struct Sampled {
   std::uint64_t table_size = 0;
   std::uint32_t times_sampled = 0;
   ItemStore::Data data;
+};
+
+struct TableTotals {
+  std::uint64_t inserted = 0;
+  std::uint64_t sampled = 0;  // work tables: leased
 };
 
 struct Leased {
@@ -101,6 +109,7 @@ class Table {
   void restore_item(Key key, double priority, std::uint32_t times, ItemStore::Data data);
   RateLimiter& limiter() noexcept { return limiter_; }
   const RateLimiter& limiter() const noexcept { return limiter_; }
+  const TableTotals& totals() const noexcept { return totals_; }
 
  private:
   struct Item {
@@ -119,6 +128,7 @@ class Table {
   std::unique_ptr<Selector> sampler_;
   std::unique_ptr<Selector> remover_;
   RateLimiter limiter_;
+  TableTotals totals_;
   Rng rng_;
   std::unordered_map<Key, Item> items_;
   std::unordered_map<Key, Lease> leases_;
