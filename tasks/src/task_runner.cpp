@@ -395,6 +395,12 @@ void TaskRunner::signal_all(int sig) {
   for (TaskId id : ids) signal(id, sig);
 }
 
+std::optional<pid_t> TaskRunner::running_command(TaskId id) const {
+  const auto it = tasks_.find(id);
+  if (it == tasks_.end() || it->second->state != Task::State::running) return std::nullopt;
+  return it->second->pid;
+}
+
 bool TaskRunner::reaped(pid_t pid, const base::ExitStatus& status) {
   auto it = by_command_.find(pid);
   if (it == by_command_.end()) return false;

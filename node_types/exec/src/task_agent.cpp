@@ -17,6 +17,8 @@
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
+#include "slipway/exec/proc_files.hpp"
+#include "slipway/exec/usage_publisher.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/tasks/launch_environment.hpp"
 #include "slipway/tasks/task_runner.hpp"
@@ -57,7 +59,12 @@ std::uint32_t find_task(const core::Plan& plan, const std::string& name) {
 class Agent {
  public:
   Agent(const core::Plan& plan, const AgentOptions& options, tasks::TaskControl& control)
-      : plan_(plan), options_(options), control_(control), runner_(plan, control, runner_options(options)) {}
+      : plan_(plan),
+        options_(options),
+        control_(control),
+        runner_(plan, control, runner_options(options)),
+        usage_(proc_files_, UsagePublisher::host_options(),
+               [](const std::string& line) { base::terminal_stderr().write(line + "\n"); }) {}
 
   int run();
 
@@ -81,6 +88,7 @@ class Agent {
   void loop();
   void on_signals();
   void take_ends();
+  void sample_usage();
 
   void relay_stop(int sig);
 
@@ -88,6 +96,8 @@ class Agent {
   const AgentOptions& options_;
   tasks::TaskControl& control_;
   tasks::TaskRunner runner_;
+  ProcFiles proc_files_;
+  UsagePublisher usage_;  // usage/NODE.REPLICA of each running command
   bool stop_relayed_ = false;
   base::TerminalWrites terminal_writes_;
   base::UniqueFd signals_;
@@ -189,17 +199,40 @@ void Agent::relay_stop(int sig) {
   }
 }
 
+// The usage of each task whose command runs, on the loop's own turn (the
+// puts are asynchronous: a slow rendezvous never holds the loop).
+void Agent::sample_usage() {
+  std::vector<UsagePublisher::Task> running;
+  for (const auto& [id, place] : order_) {
+    const auto pid = runner_.running_command(id);
+    rendezvous::Client* client = control_.client(id);
+    if (!pid || client == nullptr) continue;
+    running.push_back({options_.tasks.at(place), *pid,
+                       [client](const std::string& key, const std::string& value, UsagePublisher::Done done) {
+                         client->put_async(key, value, rendezvous::Scope::program,
+                                           [done](rendezvous::Status status, const std::string& message) {
+                                             done(status == rendezvous::Status::ok, message);
+                                           });
+                       }});
+  }
+  const auto unix_ms = std::chrono::duration_cast<milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch()).count();
+  usage_.sample(Clock::now(), unix_ms, running);
+}
+
 void Agent::loop() {
   std::vector<pollfd> fds;
   while (running_ > 0) {
     take_ends();
     if (running_ == 0) break;
+    if (Clock::now() >= usage_.next_sample()) sample_usage();
     fds.assign({{signals_.get(), POLLIN, 0}});
     runner_.watch(fds);
     const std::size_t watched_end = fds.size();
     terminal_writes_.watch(fds);
-    if (poll(fds.data(), fds.size(), base::poll_timeout_ms(runner_.deadline())) < 0 &&
-        errno != EINTR) {
+    auto wake = usage_.next_sample();
+    if (const auto deadline = runner_.deadline()) wake = std::min(wake, *deadline);
+    if (poll(fds.data(), fds.size(), base::poll_timeout_ms(wake)) < 0 && errno != EINTR) {
       return;
     }
     terminal_writes_.watched(fds.data() + watched_end, fds.size() - watched_end);

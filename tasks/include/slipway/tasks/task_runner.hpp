@@ -118,6 +118,8 @@ class TaskRunner final : public base::PollSource {
   // notice_signal. A text that is no notice is reported and dropped.
   void checkpoint_notice(TaskId id, const std::string& notice);
   std::vector<TaskEnd> take_ended();
+  // The pid of task `id`'s command while it runs (started, not reaped yet).
+  std::optional<pid_t> running_command(TaskId id) const;
   bool idle() const { return tasks_.empty() && ended_.empty(); }
 
   void watch(std::vector<pollfd>& fds) override;

@@ -14,9 +14,11 @@
 // sharing a Slurm step) run on whatever one of them does, each reporting its
 // own end. At the end no descendant is left, and the agent returns the
 // first non-zero shell code of its tasks in the order given (128 + signal
-// for one killed), else 0. A task that cannot be prepared or joined (a bad
-// name, a port that cannot be bound, a refused join) is reported, stops
-// the others, and the agent returns 1. Signals must be blocked by the
+// for one killed), else 0. While a command runs, the usage of its process
+// tree is put as usage/NODE.REPLICA every 2 s (usage_publisher.hpp; a put
+// that fails is said and never stops the task). A task that cannot be
+// prepared or joined (a bad name, a port that cannot be bound, a refused
+// join) is reported, stops the others, and the agent returns 1. Signals must be blocked by the
 // caller (block_agent_signals) before any thread is started.
 #pragma once
 
