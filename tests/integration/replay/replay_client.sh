@@ -5,6 +5,8 @@
 #   replay_client.sh shards    two shards: spread, routing by key
 #   replay_client.sh work      a worker dies holding a lease; its relaunch gets the job back
 #   replay_client.sh restart   checkpoint, SIGKILL of the server, relaunch and restore
+#   replay_client.sh stats     the shard's replay/stats key and a busy task's usage key
+#                              (every task under slipway-exec: SLIPWAY_INLINE_TASKS=0)
 # Needs SLIPWAY, SLIPWAY_REPLAY_BIN and SLIPWAY_REPLAY_CLIENT (built programs).
 set -euo pipefail
 : "${SLIPWAY:?path of the slipway binary}"
@@ -57,6 +59,16 @@ command = ["$SLIPWAY_REPLAY_CLIENT", "$mode", "$SLIPWAY_REPLAY_BIN"]
 handles = ["replay"]
 max_retries = $([ "$mode" = work ] && echo 1 || echo 0)
 TOML
+if [ "$mode" = stats ]; then
+  # A busy loop holding 64 MiB, under a shell that waits for it.
+  cat >>"$work/replay.toml" <<'TOML'
+
+[node.burner]
+command = ["bash", "-c", "python3 -c 'data = b\"x\" * (64 << 20)\nwhile True: pass' & wait"]
+daemon = true
+TOML
+  export SLIPWAY_INLINE_TASKS=0
+fi
 
 status=0
 output=$(timeout 240 "$SLIPWAY" run "$work/replay.toml" --run-root "$work/runs" 2>&1) || status=$?

@@ -15,6 +15,13 @@
 //                                        of SERVER_BINARY in this program), the
 //                                        relaunched shard restores it; the calls
 //                                        retry across it
+//   slipway_test_replay_client stats     what the program reports while it runs:
+//                                        the shard's replay/stats/replay.0 counts
+//                                        this client's inserts, samples and the
+//                                        wait of a parked sample, and names its
+//                                        checkpoint; the agent of node "burner"
+//                                        (a busy loop holding 64 MiB) puts
+//                                        usage/burner.0 with growing CPU seconds
 #include <signal.h>
 
 #include <chrono>
@@ -22,12 +29,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "slipway/channels/endpoint.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
+#include "slipway/rendezvous/client.hpp"
 #include "slipway/replay/client.hpp"
 
 using namespace slipway;
@@ -244,6 +255,79 @@ void work(replay::Client& rb) {
   check(rb.ack("jobs", leased) == 1, "and acked it");
 }
 
+// The program key `key` parsed, once `ready` holds of it (nothing after 15 s).
+std::optional<nlohmann::json> wait_for_key(rendezvous::Client& rdzv, const std::string& key,
+                                           const std::function<bool(const nlohmann::json&)>& ready) {
+  for (int i = 0; i < 150; ++i) {
+    if (const auto value = rdzv.get(key)) {
+      auto document = nlohmann::json::parse(*value, nullptr, false);
+      if (!document.is_discarded() && ready(document)) return document;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return std::nullopt;
+}
+
+const nlohmann::json* table_stats(const nlohmann::json& document, const std::string& name) {
+  for (const auto& table : document.at("tables")) {
+    if (table.at("name") == name) return &table;
+  }
+  return nullptr;
+}
+
+void stats(replay::Client& rb) {
+  auto rdzv = rendezvous::Client::connect_observer_from_environment();
+  // One sample parked on the limiter (min_size 3) for 300 ms, then 3 + 4
+  // inserts and 1 + 4 samples in all.
+  std::thread later([&rb] {
+    std::this_thread::sleep_for(300ms);
+    for (int i = 0; i < 3; ++i) rb.insert(channels::as_view("s" + std::to_string(i)), {{"experience", 1.0}});
+  });
+  check(rb.sample("experience", 1, 20s).size() == 1, "a parked sample is woken by inserts");
+  later.join();
+  for (int i = 0; i < 4; ++i) rb.insert(channels::as_view("t" + std::to_string(i)), {{"experience", 1.0}});
+  for (int i = 0; i < 4; ++i) check(rb.sample("experience", 1, 10s).size() == 1, "a sample");
+  const auto checkpoint = rb.checkpoint();
+  const auto shard = wait_for_key(*rdzv, "replay/stats/replay.0", [](const nlohmann::json& document) {
+    const auto* table = table_stats(document, "experience");
+    return table != nullptr && (*table)["inserted_total"] == 7 && (*table)["sampled_total"] == 5 &&
+           !document["last_checkpoint_unix_ms"].is_null();
+  });
+  check(shard.has_value(), "replay/stats/replay.0 counts 7 inserts, 5 samples and a checkpoint" +
+                               (shard ? std::string() : ": " + rdzv->get("replay/stats/replay.0").value_or("(none)")));
+  if (shard) {
+    const auto& table = *table_stats(*shard, "experience");
+    check(table["size"] == 7 && table["max_size"] == 1000, "the table's size and max_size");
+    check(table["parked_inserts"] == 0 && table["parked_samples"] == 0, "nothing parked now");
+    check(table["limiter_blocked_seconds_total"].get<double>() >= 0.25,
+          "the parked sample's wait is counted: " + table["limiter_blocked_seconds_total"].dump());
+    check(table_stats(*shard, "uniform") != nullptr && (*table_stats(*shard, "uniform"))["inserted_total"] == 0,
+          "every table is reported");
+  }
+
+  // The busy task's usage grows; its 64 MiB are resident.
+  const auto first = wait_for_key(*rdzv, "usage/burner.0", [](const nlohmann::json& document) {
+    return document.at("cpu_seconds").get<double>() > 0.5;
+  });
+  check(first.has_value(), "usage/burner.0 is put: " + rdzv->get("usage/burner.0").value_or("(none)"));
+  if (!first) return;
+  const double cpu = (*first)["cpu_seconds"].get<double>();
+  const auto later_usage = wait_for_key(*rdzv, "usage/burner.0", [cpu](const nlohmann::json& document) {
+    return document.at("cpu_seconds").get<double>() >= cpu + 0.5;
+  });
+  check(later_usage.has_value(), "burner.0's cpu_seconds grow past " + std::to_string(cpu + 0.5) + ": " +
+                                     rdzv->get("usage/burner.0").value_or("(none)"));
+  if (!later_usage) return;
+  const auto rss = (*later_usage)["rss_bytes"].get<std::uint64_t>();
+  check(rss >= (std::uint64_t{64} << 20) && rss < (std::uint64_t{1} << 30),
+        "burner.0's rss_bytes hold its 64 MiB: " + std::to_string(rss));
+  check((*later_usage)["processes"] == 2, "burner.0's tree is its shell and python3");
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  check(std::abs(now_ms - (*later_usage)["unix_ms"].get<std::int64_t>()) < 15000, "the usage is recent");
+  check(!checkpoint.empty(), "the checkpoint was written");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +339,8 @@ int main(int argc, char** argv) {
       shards(rb);
     } else if (mode == "work") {
       work(rb);
+    } else if (mode == "stats") {
+      stats(rb);
     } else if (mode == "restart") {
       restart(rb, argc > 2 ? argv[2] : "slipway-replay");
     } else {
