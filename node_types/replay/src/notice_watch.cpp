@@ -54,28 +54,12 @@ std::optional<core::CheckpointNotice> read_notice(const std::filesystem::path& f
 }  // namespace
 
 NoticeWatch::NoticeWatch(std::filesystem::path file, OnNotice on_notice, Log log, std::chrono::milliseconds every)
-    : file_(std::move(file)), on_notice_(std::move(on_notice)), log_(std::move(log)), every_(every) {
-  thread_ = std::thread([this] { loop(); });
-}
+    : file_(std::move(file)),
+      on_notice_(std::move(on_notice)),
+      log_(std::move(log)),
+      thread_([this] { look(); }, every) {}
 
-NoticeWatch::~NoticeWatch() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void NoticeWatch::loop() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    look();
-    lock.lock();
-    wake_.wait_for(lock, every_, [this] { return stopping_; });
-  }
-}
+NoticeWatch::~NoticeWatch() = default;
 
 void NoticeWatch::look() {
   struct stat st {};

@@ -15,13 +15,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 
+#include "periodic_thread.hpp"
 #include "slipway/core/checkpoint_notice.hpp"
 
 namespace slipway::replay {
@@ -38,20 +36,14 @@ class NoticeWatch {
   NoticeWatch& operator=(const NoticeWatch&) = delete;
 
  private:
-  void loop();
   void look();
 
   std::filesystem::path file_;
   OnNotice on_notice_;
   Log log_;
-  std::chrono::milliseconds every_;
   std::string seen_;              // the version of the file last read ("" none)
   std::uint64_t last_seq_ = 0;    // the seq last given to on_notice (0: none)
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicThread thread_;         // last: stops first
 };
 
 }  // namespace slipway::replay

@@ -2,6 +2,8 @@
 // stats_reporter.hpp).
 #include "stats_reporter.hpp"
 
+#include <mutex>
+
 namespace slipway::replay {
 
 struct StatsReporter::Answer {
@@ -17,29 +19,10 @@ StatsReporter::StatsReporter(std::string key, std::function<ShardStats()> stats,
       stats_(std::move(stats)),
       put_(std::move(put)),
       log_(std::move(log)),
-      every_(every),
-      answer_(std::make_shared<Answer>()) {
-  thread_ = std::thread([this] { loop(); });
-}
+      answer_(std::make_shared<Answer>()),
+      thread_([this] { report(); }, every) {}
 
-StatsReporter::~StatsReporter() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void StatsReporter::loop() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    report();
-    lock.lock();
-    wake_.wait_for(lock, every_, [this] { return stopping_; });
-  }
-}
+StatsReporter::~StatsReporter() = default;
 
 void StatsReporter::report() {
   {

@@ -12,13 +12,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
+#include "periodic_thread.hpp"
 #include "slipway/replay/stats.hpp"
 
 namespace slipway::replay {
@@ -37,21 +35,15 @@ class StatsReporter {
 
  private:
   struct Answer;
-  void loop();
   void report();
 
   std::string key_;
   std::function<ShardStats()> stats_;
   Put put_;
   Log log_;
-  std::chrono::milliseconds every_;
   std::shared_ptr<Answer> answer_;
   bool failure_said_ = false;
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicThread thread_;  // last: stops first
 };
 
 }  // namespace slipway::replay

@@ -61,4 +61,12 @@ inline TableConfig table(const std::string& name, TableKind kind = TableKind::ta
   return config;
 }
 
+// A queue that holds one item.
+inline TableConfig queue_of_one(const std::string& name) {
+  TableConfig config = table(name, TableKind::queue);
+  config.max_size = 1;
+  config.rate_limiter = RateLimiterConfig::queue(1);
+  return config;
+}
+
 }  // namespace replay_test

@@ -287,12 +287,6 @@ TEST_CASE("a stack pops the newest item first") {
 }
 
 TEST_CASE("a parked insert moves to the table that holds it up now and goes when both can take it") {
-  auto queue_of_one = [](const std::string& name) {
-    auto config = table(name, TableKind::queue);
-    config.max_size = 1;
-    config.rate_limiter = RateLimiterConfig::queue(1);
-    return config;
-  };
   Engine engine({{queue_of_one("a"), queue_of_one("b")}, {}}, 0);
   Answer<InsertReply> fill_a, fill_b, both;
   engine.insert(caller(), one_item("a0", "a"), t0(), fill_a.done());

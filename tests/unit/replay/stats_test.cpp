@@ -107,12 +107,6 @@ TEST_CASE("a parked request that times out counts its wait up to its deadline, d
 }
 
 TEST_CASE("a parked insert counts on the table it waits on, and moves its count with it") {
-  auto queue_of_one = [](const std::string& name) {
-    TableConfig config = table(name, TableKind::queue);
-    config.max_size = 1;
-    config.rate_limiter = RateLimiterConfig::queue(1);
-    return config;
-  };
   Engine engine({{queue_of_one("a"), queue_of_one("b")}, {}}, 0);
   insert(engine, "a", t0());
   insert(engine, "b", t0());
