@@ -393,7 +393,7 @@ void LauncherLoop::record_unit_event(const std::string& kind, std::size_t unit, 
     event.replica = task.replica;
     event.attempt = task_attempt(attempt);
     if (units_[unit].world >= 0) event.epoch = unit_epoch(unit);
-    event.host = plan_.host(task).name;
+    event.host = unit_host_name(unit);
     event.cause = cause;
     observer_->record(std::move(event));
   }
@@ -420,8 +420,6 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
         observer_->record(std::move(event));
       }
     }
-    record_unit_event(attempt > 0 ? "restart" : "start", unit, attempt,
-                      attempt > 0 ? "attempt " + std::to_string(task_attempt(attempt)) : std::string());
   }
   if (attempt > 0) {
     for (std::size_t unit : units) {
@@ -498,6 +496,10 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
       UnitHandle carrier = start_units(group, attempt, unit_environment());
       tracker_->started(carrier, group, attempt);
       record_launch(group, attempt);
+      for (std::size_t unit : group) {
+        record_unit_event(attempt > 0 ? "restart" : "start", unit, attempt,
+                          attempt > 0 ? "attempt " + std::to_string(task_attempt(attempt)) : std::string());
+      }
     } catch (const WaitForHost& e) {
       for (std::size_t unit : group) {
         budget_->release(unit);

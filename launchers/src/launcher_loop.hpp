@@ -241,6 +241,9 @@ class LauncherLoop {
   bool observe_loopback() const { return !observer_ || observer_->loopback(); }
   // Said once the endpoint is up (default: the URL, on stderr).
   virtual void observe_started();
+  // The host `unit` runs on (or is to run on) now, for events and the
+  // status: default, its host in the plan.
+  virtual std::string unit_host_name(std::size_t unit) const { return plan_.hosts.at(units_[unit].host).name; }
   // A checkpoint notice was published (core/checkpoint_notice.hpp's JSON):
   // tasks the launcher runs itself get it here. Default: nothing.
   virtual void notice_published(const std::string& /*notice*/) {}

@@ -94,7 +94,7 @@ observe::ProgramStatus LauncherLoop::status_now() const {
       task.attempt = task_attempt(view.attempt);
       task.restarts = task.attempt;
       if (node.world) task.epoch = unit_epoch(unit);
-      task.host = record ? record->identity.host : plan_.host(*t).name;
+      task.host = current ? record->identity.host : unit_host_name(unit);
       if (joined) {
         task.pid = record->identity.pid;
         task.started_unix_ms = record->joined_unix_ms;

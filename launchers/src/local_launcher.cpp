@@ -16,7 +16,10 @@
 #include "slipway/base/process.hpp"
 #include "slipway/base/scratch_dir.hpp"
 #include "slipway/core/plan_json.hpp"
+#include "slipway/exec/proc_files.hpp"
+#include "slipway/exec/usage_publisher.hpp"
 #include "slipway/launch/server_task_control.hpp"
+#include "slipway/rendezvous/server.hpp"
 #include "slipway/tasks/horovod_task_hooks.hpp"
 #include "slipway/tasks/launch_environment.hpp"
 #include "slipway/tasks/task_log.hpp"
@@ -167,6 +170,28 @@ class LocalRun : public LauncherLoop {
     return *runner_;
   }
 
+  // usage/NODE.REPLICA of the tasks run here, as slipway-exec puts its
+  // tasks' (exec/usage_publisher.hpp): the launcher is their agent.
+  void sample_usage() {
+    std::vector<exec::UsagePublisher::Task> running;
+    auto& server = control().server();
+    for (std::size_t unit = 0; unit < units().size(); ++unit) {
+      const UnitHandle carrier = unit_carrier(unit);
+      if (!carrier || carrier.is_process()) continue;
+      const auto pid = runner_->running_command(carrier.task());
+      if (!pid) continue;
+      running.push_back({plan().tasks[units()[unit].tasks.front()].name(), *pid,
+                         [&server](const std::string& key, const std::string& value, exec::UsagePublisher::Done done) {
+                           server.put(key, value);
+                           done(true, {});
+                         }});
+    }
+    const auto unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    usage_.sample(Clock::now(), unix_ms, running);
+  }
+
   // The runner as the loop polls it; the ends of its tasks are reported
   // here, the one place (never from inside a start or a signal).
   struct RunnerSource final : base::PollSource {
@@ -177,8 +202,13 @@ class LocalRun : public LauncherLoop {
       for (const tasks::TaskEnd& end : run.runner_->take_ended()) {
         run.carrier_ended(UnitHandle::of_task(end.id), end.status);
       }
+      if (Clock::now() >= run.usage_.next_sample()) run.sample_usage();
     }
-    std::optional<Clock::time_point> deadline() const override { return run.runner_->deadline(); }
+    std::optional<Clock::time_point> deadline() const override {
+      auto deadline = run.runner_->deadline();
+      if (!deadline || run.usage_.next_sample() < *deadline) deadline = run.usage_.next_sample();
+      return deadline;
+    }
     LocalRun& run;
   };
 
@@ -191,6 +221,8 @@ class LocalRun : public LauncherLoop {
   tasks::HorovodTaskHooks horovod_hooks_;
   std::unique_ptr<tasks::TaskRunner> runner_;
   std::unique_ptr<RunnerSource> runner_source_;
+  exec::ProcFiles proc_files_;
+  exec::UsagePublisher usage_{proc_files_, exec::UsagePublisher::host_options(), [](const std::string& line) { say(line); }};
 };
 
 }  // namespace

@@ -258,6 +258,10 @@ class SlurmRun : public LauncherLoop {
                    "satellite job " + id + " runs on " + *host + ": a place for " + units()[unit].name, *host);
   }
 
+  // Where the controller sends the unit now (a satellite job's host, or
+  // the host that replaced a lost one), not the plan's placeholder.
+  std::string unit_host_name(std::size_t unit) const override { return unit_host_.at(unit); }
+
   // A line about a satellite job, said and recorded as an event.
   void satellite_said(const std::string& kind, const std::string& node, const std::string& line,
                       const std::string& host = {}) {
