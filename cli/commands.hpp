@@ -30,5 +30,6 @@ void register_keeper(CLI::App& app, CommandContext& ctx);
 void register_runs(CLI::App& app, CommandContext& ctx);
 void register_logs(CLI::App& app, CommandContext& ctx);
 void register_events(CLI::App& app, CommandContext& ctx);
+void register_top(CLI::App& app, CommandContext& ctx);
 
 }  // namespace slipway::cli

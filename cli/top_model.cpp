@@ -2,15 +2,16 @@
 // counters (see top_model.hpp).
 #include "top_model.hpp"
 
-#include <nlohmann/json.hpp>
+#include "top_json.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
 namespace slipway::cli::top {
 namespace {
 
-using nlohmann::json;
+using json::Value;
 
 // Rates over this much time: with the sample's own time, a few of the
 // agents' 2 s samples; with the time it was seen, enough samples that
@@ -26,70 +27,70 @@ std::string at(const std::string& where, const char* key) {
   return where.empty() ? std::string(key) : where + "." + key;
 }
 
-const json* field(const json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
+std::optional<Value> field(const Value& object, const char* key) {
+  auto v = object.find(key);
+  if (!v || v->is_null()) return std::nullopt;
+  return v;
 }
 
-std::string text(const json& object, const char* key, const std::string& where) {
-  const json* v = field(object, key);
+std::string text(const Value& object, const char* key, const std::string& where) {
+  auto v = field(object, key);
   if (!v) return {};
   if (!v->is_string()) wrong(at(where, key), "not a string");
-  return v->get<std::string>();
+  return v->string();
 }
 
-std::optional<std::int64_t> opt_integer(const json& object, const char* key, const std::string& where) {
-  const json* v = field(object, key);
+std::optional<std::int64_t> opt_integer(const Value& object, const char* key, const std::string& where) {
+  auto v = field(object, key);
   if (!v) return std::nullopt;
-  if (v->is_number_integer()) return v->get<std::int64_t>();
-  if (v->is_number_float()) return static_cast<std::int64_t>(v->get<double>());
-  wrong(at(where, key), "not a number");
+  if (!v->is_number()) wrong(at(where, key), "not a number");
+  return v->is_integer() ? v->integer() : static_cast<std::int64_t>(v->number());
 }
 
-std::int64_t integer(const json& object, const char* key, const std::string& where) {
+std::int64_t integer(const Value& object, const char* key, const std::string& where) {
   return opt_integer(object, key, where).value_or(0);
 }
 
-std::uint32_t count(const json& object, const char* key, const std::string& where) {
+std::uint32_t count(const Value& object, const char* key, const std::string& where) {
   const std::int64_t v = integer(object, key, where);
   if (v < 0 || v > 0xffffffffLL) wrong(at(where, key), "out of range");
   return static_cast<std::uint32_t>(v);
 }
 
-std::optional<double> opt_real(const json& object, const char* key, const std::string& where) {
-  const json* v = field(object, key);
+std::optional<double> opt_real(const Value& object, const char* key, const std::string& where) {
+  auto v = field(object, key);
   if (!v) return std::nullopt;
   if (!v->is_number()) wrong(at(where, key), "not a number");
-  return v->get<double>();
+  return v->number();
 }
 
-bool flag(const json& object, const char* key, const std::string& where) {
-  const json* v = field(object, key);
+bool flag(const Value& object, const char* key, const std::string& where) {
+  auto v = field(object, key);
   if (!v) return false;
   if (!v->is_boolean()) wrong(at(where, key), "not true or false");
-  return v->get<bool>();
+  return v->boolean();
 }
 
-const json& object_at(const json& v, const std::string& where) {
+const Value& object_at(const Value& v, const std::string& where) {
   if (!v.is_object()) wrong(where, "not an object");
   return v;
 }
 
 // Each element of the array object[key] (none when missing), with its path.
 template <typename F>
-void each(const json& object, const char* key, const std::string& where, F&& f) {
-  const json* v = field(object, key);
+void each(const Value& object, const char* key, const std::string& where, F&& f) {
+  auto v = field(object, key);
   if (!v) return;
   if (!v->is_array()) wrong(at(where, key), "not an array");
-  for (std::size_t i = 0; i < v->size(); ++i) {
-    const std::string path = at(where, key) + "[" + std::to_string(i) + "]";
-    f(object_at((*v)[i], path), path);
+  std::size_t i = 0;
+  for (Value element : *v) {
+    const std::string path = at(where, key) + "[" + std::to_string(i++) + "]";
+    f(object_at(element, path), path);
   }
 }
 
-std::optional<LastExit> last_exit(const json& object, const std::string& where) {
-  const json* v = field(object, "last_exit");
+std::optional<LastExit> last_exit(const Value& object, const std::string& where) {
+  auto v = field(object, "last_exit");
   if (!v) return std::nullopt;
   const std::string path = at(where, "last_exit");
   object_at(*v, path);
@@ -101,7 +102,7 @@ std::optional<LastExit> last_exit(const json& object, const std::string& where) 
   return e;
 }
 
-TaskRow task_row(const json& t, const std::string& where) {
+TaskRow task_row(const Value& t, const std::string& where) {
   TaskRow row;
   row.replica = count(t, "replica", where);
   row.state = text(t, "state", where);
@@ -127,7 +128,7 @@ void count_state(StateCounts& counts, const std::string& state, std::uint32_t n)
   else if (state == "idle") counts.idle += n;
 }
 
-NodeRow node_row(const json& n, const std::string& where, std::size_t order) {
+NodeRow node_row(const Value& n, const std::string& where, std::size_t order) {
   NodeRow row;
   row.order = order;
   row.name = text(n, "name", where);
@@ -141,22 +142,31 @@ NodeRow node_row(const json& n, const std::string& where, std::size_t order) {
   row.daemon = flag(n, "daemon", where);
   row.epoch = opt_integer(n, "epoch", where);
   row.restarts = count(n, "restarts", where);
-  if (const json* states = field(n, "states")) {
+  if (auto states = field(n, "states")) {
     const std::string path = at(where, "states");
     object_at(*states, path);
-    for (const auto& [state, value] : states->items()) {
-      if (!value.is_number_unsigned()) wrong(path + "." + state, "not a count");
-      count_state(row.counts, state, value.get<std::uint32_t>());
+    for (Value value : *states) {
+      const std::string state = value.key();
+      if (!value.is_integer() || value.integer() < 0 || value.integer() > 0xffffffffLL) {
+        wrong(path + "." + state, "not a count");
+      }
+      count_state(row.counts, state, static_cast<std::uint32_t>(value.integer()));
     }
   }
   row.last_exit = last_exit(n, where);
   row.cpu_seconds = opt_real(n, "cpu_seconds", where);
   row.rss_bytes = opt_integer(n, "rss_bytes", where);
-  each(n, "tasks", where, [&](const json& t, const std::string& path) { row.tasks.push_back(task_row(t, path)); });
+  each(n, "tasks", where, [&](const Value& t, const std::string& path) { row.tasks.push_back(task_row(t, path)); });
+  // The node's sums are 0 when none of its tasks reported usage: unknown.
+  if (!row.tasks.empty() && std::none_of(row.tasks.begin(), row.tasks.end(),
+                                         [](const TaskRow& t) { return t.cpu_seconds || t.rss_bytes; })) {
+    row.cpu_seconds.reset();
+    row.rss_bytes.reset();
+  }
   return row;
 }
 
-ReplayRow replay_table(const json& shard, const json& table, const std::string& shard_path,
+ReplayRow replay_table(const Value& shard, const Value& table, const std::string& shard_path,
                        const std::string& where) {
   ReplayRow row;
   row.task = text(shard, "task", shard_path);
@@ -173,7 +183,7 @@ ReplayRow replay_table(const json& shard, const json& table, const std::string& 
   return row;
 }
 
-EventRow event_row(const json& e, const std::string& where) {
+EventRow event_row(const Value& e, const std::string& where) {
   EventRow row;
   row.seq = integer(e, "seq", where);
   row.time = text(e, "time", where);
@@ -190,8 +200,13 @@ EventRow event_row(const json& e, const std::string& where) {
 }  // namespace
 
 Status parse_status(std::string_view document) {
-  json doc = json::parse(document.begin(), document.end(), nullptr, false);
-  if (doc.is_discarded()) throw std::runtime_error("status document: not valid JSON");
+  std::optional<json::Document> parsed;
+  try {
+    parsed.emplace(document);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("status document: ") + e.what());
+  }
+  const Value doc = parsed->root();
   object_at(doc, "document");
   Status s;
   s.schema = static_cast<int>(integer(doc, "schema", ""));
@@ -207,20 +222,20 @@ Status parse_status(std::string_view document) {
   s.state = text(doc, "state", "");
   s.stop_reason = text(doc, "stop_reason", "");
   if (field(doc, "metrics")) s.metrics = text(doc, "metrics", "");
-  if (const json* r = field(doc, "rendezvous")) {
+  if (auto r = field(doc, "rendezvous")) {
     object_at(*r, "rendezvous");
     s.endpoint = text(*r, "endpoint", "rendezvous");
     s.members = count(*r, "members", "rendezvous");
   }
-  each(doc, "nodes", "", [&](const json& n, const std::string& path) {
+  each(doc, "nodes", "", [&](const Value& n, const std::string& path) {
     s.nodes.push_back(node_row(n, path, s.nodes.size()));
   });
-  each(doc, "replay", "", [&](const json& shard, const std::string& shard_path) {
-    each(shard, "tables", shard_path, [&](const json& table, const std::string& path) {
+  each(doc, "replay", "", [&](const Value& shard, const std::string& shard_path) {
+    each(shard, "tables", shard_path, [&](const Value& table, const std::string& path) {
       s.replay.push_back(replay_table(shard, table, shard_path, path));
     });
   });
-  each(doc, "events", "", [&](const json& e, const std::string& path) { s.events.push_back(event_row(e, path)); });
+  each(doc, "events", "", [&](const Value& e, const std::string& path) { s.events.push_back(event_row(e, path)); });
   return s;
 }
 
@@ -232,7 +247,9 @@ void RateMeter::add(std::int64_t t_ms, double value, bool every_sample) {
     else if (!every_sample && value == last.value && t_ms - last.t_ms < window_ms_) return;
   }
   samples_.push_back({t_ms, value});
-  while (samples_.size() > 2 && samples_.back().t_ms - samples_[1].t_ms >= window_ms_) samples_.pop_front();
+  std::size_t drop = 0;  // samples older than needed to span the window
+  while (samples_.size() - drop > 2 && samples_.back().t_ms - samples_[drop + 1].t_ms >= window_ms_) ++drop;
+  samples_.erase(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
 std::optional<double> RateMeter::per_second() const {
@@ -253,18 +270,24 @@ bool Model::update(std::string text) {
 }
 
 void Model::compute_rates() {
-  std::unordered_map<std::string, TaskMeter> cpu;  // only tasks still in the document are kept
-  cpu.reserve(cpu_.size());
+  std::unordered_map<std::string, std::unordered_map<std::uint32_t, TaskMeter>> cpu;  // the tasks still here
   for (auto& node : status_.nodes) {
+    auto old_node = cpu_.find(node.name);
+    std::unordered_map<std::uint32_t, TaskMeter>* old = old_node != cpu_.end() ? &old_node->second : nullptr;
+    std::unordered_map<std::uint32_t, TaskMeter> meters;
+    meters.reserve(node.tasks.size());
     double sum = 0;
     bool any = false;
     for (auto& task : node.tasks) {
       if (!task.cpu_seconds) continue;
       const bool exact = task.usage_unix_ms.has_value();
-      std::string key = node.name + "." + std::to_string(task.replica);
-      auto old = cpu_.find(key);
-      TaskMeter meter = old != cpu_.end() ? std::move(old->second)
-                                          : TaskMeter{task.attempt, RateMeter(exact ? kExactWindowMs : kSeenWindowMs)};
+      TaskMeter* known = nullptr;
+      if (old) {
+        auto it = old->find(task.replica);
+        if (it != old->end()) known = &it->second;
+      }
+      TaskMeter meter = known ? std::move(*known)
+                              : TaskMeter{task.attempt, RateMeter(exact ? kExactWindowMs : kSeenWindowMs)};
       if (meter.attempt != task.attempt) {
         meter.cpu.reset();
         meter.attempt = task.attempt;
@@ -275,9 +298,10 @@ void Model::compute_rates() {
         sum += *task.cpu_percent;
         any = true;
       }
-      cpu.emplace(std::move(key), std::move(meter));
+      meters.emplace(task.replica, std::move(meter));
     }
     if (any) node.cpu_percent = sum;
+    if (!meters.empty()) cpu.emplace(node.name, std::move(meters));
   }
   cpu_ = std::move(cpu);
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -127,7 +126,7 @@ class RateMeter {
     double value;
   };
   std::int64_t window_ms_;
-  std::deque<Sample> samples_;
+  std::vector<Sample> samples_;  // oldest first; a handful (the window's)
 };
 
 // The newest status document with the rates of its counters.
@@ -153,8 +152,10 @@ class Model {
   std::string text_;
   bool has_status_ = false;
   Status status_;
-  std::unordered_map<std::string, TaskMeter> cpu_;       // by NODE.REPLICA
-  std::unordered_map<std::string, TableMeter> tables_;   // by TASK/TABLE
+  // Meters of the tasks and tables of the last document (others are
+  // dropped): by node, then replica; by TASK/TABLE.
+  std::unordered_map<std::string, std::unordered_map<std::uint32_t, TaskMeter>> cpu_;
+  std::unordered_map<std::string, TableMeter> tables_;
 };
 
 }  // namespace slipway::cli::top

@@ -269,6 +269,14 @@ void place(std::vector<Line>& out, Section& section, std::optional<std::size_t> 
   }
 }
 
+// The banner, over as many lines as `cols` (0: one line) takes: it says
+// what to do at its end.
+void add_banner(std::vector<Line>& out, const std::string& banner, std::size_t cols) {
+  for (std::size_t at = 0; at < banner.size(); at += cols ? cols : banner.size()) {
+    out.push_back({banner.substr(at, cols ? cols : std::string::npos), Line::Style::alert});
+  }
+}
+
 }  // namespace
 
 const char* sort_name(SortKey key) {
@@ -332,12 +340,13 @@ std::vector<Line> render(const Model& model, ViewState& view, std::size_t rows, 
   const bool bounded = rows > 0;
   std::vector<Line> out;
   if (!model.has_status()) {
-    out.push_back({view.waiting.empty() ? std::string("waiting for the program's status") : view.waiting});
-    if (!view.banner.empty()) out.push_back({view.banner, Line::Style::alert});
+    if (!view.waiting.empty()) out.push_back({view.waiting});
+    else if (view.banner.empty()) out.push_back({"waiting for the program's status"});
+    add_banner(out, view.banner, cols);
   } else {
     const Status& status = model.status();
     out = header(status, view, bounded);
-    if (!view.banner.empty()) out.push_back({view.banner, Line::Style::alert});
+    add_banner(out, view.banner, cols);
     out.push_back({""});
 
     const auto nodes = visible_nodes(status, view);

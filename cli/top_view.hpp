@@ -27,7 +27,7 @@ struct ViewState {
   std::size_t scroll = 0;       // first row of the table shown
   unsigned heartbeat = 0;       // advances with each new document
   std::string banner;           // a line shown under the header (program gone, errors)
-  std::string waiting;          // shown instead of tables before the first document
+  std::string waiting;          // shown instead of tables before the first document (empty: a default, unless a banner says more)
   std::int64_t stale_seconds = 0;  // no new document for this long (0: fresh)
 };
 

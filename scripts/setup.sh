@@ -13,6 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   openmpi-bin libopenmpi-dev python3-mpi4py python3-torch python3-cloudpickle
   bats iproute2 util-linux procps psmisc shellcheck
+  libncurses-dev
   redis-server libjemalloc-dev
   libmicrohttpd-dev prometheus
   chromium chromium-driver python3-selenium graphviz

@@ -63,7 +63,7 @@ TEST_CASE("top_model_reads_every_field_of_the_status_document") {
 }
 
 TEST_CASE("top_model_names_what_is_wrong_in_a_document") {
-  CHECK_THROWS_WITH(parse_status("{not json"), "status document: not valid JSON");
+  CHECK_THROWS_WITH(parse_status("{not json"), "status document: not valid JSON at byte 1: a member name was expected");
   CHECK_THROWS_WITH(parse_status("[1]"), "status document: document: not an object");
   CHECK_THROWS_WITH(parse_status(R"({"schema": 2})"), Catch::Contains("schema 2, this slipway reads schema 1"));
   auto doc = fixture("status_first.json");
@@ -75,6 +75,17 @@ TEST_CASE("top_model_names_what_is_wrong_in_a_document") {
   doc = fixture("status_first.json");
   doc["replay"][0]["tables"] = 3;
   CHECK_THROWS_WITH(parse_status(doc.dump()), "status document: replay[0].tables: not an array");
+}
+
+TEST_CASE("top_model_shows_no_usage_for_a_node_none_of_whose_tasks_reported_any") {
+  auto doc = fixture("status_first.json");
+  for (auto& task : doc["nodes"][2]["tasks"]) task["cpu_seconds"] = nullptr, task["rss_bytes"] = nullptr;
+  doc["nodes"][2]["cpu_seconds"] = 0;
+  doc["nodes"][2]["rss_bytes"] = 0;
+  const Status s = parse_status(doc.dump());
+  CHECK_FALSE(s.nodes[2].cpu_seconds);
+  CHECK_FALSE(s.nodes[2].rss_bytes);
+  CHECK(s.nodes[1].rss_bytes == std::optional<std::int64_t>(8589934592LL));
 }
 
 TEST_CASE("top_model_reads_missing_optional_fields_as_unknown") {

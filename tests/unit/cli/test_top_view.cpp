@@ -168,6 +168,19 @@ TEST_CASE("top_view_before_the_first_document_says_what_it_waits_for") {
   CHECK(lines[0].text == "the program publishes no status document yet");
   CHECK(lines[1].text == "the program has ended");
   CHECK(lines[1].style == Line::Style::alert);
+  // A banner longer than the terminal is wide goes on over the next lines.
+  view.banner = std::string(100, 'x') + ": press any key";
+  const auto wrapped = render(model, view, 6, 80, 0);
+  CHECK(wrapped[1].text == std::string(80, 'x'));
+  CHECK(wrapped[2].text == std::string(20, 'x') + ": press any key");
+  CHECK(wrapped[2].style == Line::Style::alert);
+  view.banner = "the program has ended";
+  // Gone before any document: the banner alone.
+  view.waiting.clear();
+  const auto gone = render(model, view, 5, 80, 0);
+  CHECK(gone[0].text == "the program has ended");
+  view.banner.clear();
+  CHECK(render(model, view, 5, 80, 0)[0].text == "waiting for the program's status");
 }
 
 TEST_CASE("top_view_marks_updates_and_a_stale_document") {
