@@ -39,6 +39,29 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
+def launcher_of(guard):
+    """`slipway run` runs its launcher under guard processes: the launcher is
+    the deepest slipway process below it (the tasks' parent)."""
+    pid, found = guard, None
+    while True:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = f.read().split()
+        nxt = None
+        for child in children:
+            with open(f"/proc/{child}/comm") as c:
+                comm = c.read().strip()
+            if comm in ("slipway", "run-keeper"):
+                nxt = int(child)
+                if comm == "slipway":
+                    found = nxt
+        if nxt is None:
+            break
+        pid = nxt
+    if found is None:
+        raise SystemExit("observe: the launcher process under slipway run's guard was not found")
+    return found
+
+
 def get(url, timeout=10):
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.read()
@@ -94,7 +117,10 @@ def run_pty(argv, seconds, env=None):
             pass
         time.sleep(0.05)
     pct = (cpu_seconds(pid) - before) / (time.time() - start) * 100
-    os.kill(pid, signal.SIGTERM)
+    if os.waitpid(pid, os.WNOHANG) != (0, 0):
+        raise SystemExit(f"observe: {argv[0]} ended before the window did")
+    # SIGKILL: a top blocks signals while it writes a frame to a full terminal.
+    os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     os.close(fd)
     return pct
@@ -184,8 +210,9 @@ def main():
         print(f"scrape: slipway {scrape_ms:.2f} ms median ({size} bytes, {rounds} scrapes), "
               f"prometheus's own /metrics {prom_ms:.2f} ms")
 
-        base = cpu_over(launcher.pid, window)
-        scraped = cpu_over(launcher.pid, window, during=lambda: get(url + "metrics"))
+        controller = launcher_of(launcher.pid)
+        base = cpu_over(controller, window)
+        scraped = cpu_over(controller, window, during=lambda: get(url + "metrics"))
         idle_cost = max(0.0, scraped - base)
         print(f"controller: {base:.2f}% of a core without scrapes, {scraped:.2f}% with one a second "
               f"(metrics cost {idle_cost:.2f}%)")
