@@ -77,7 +77,7 @@ std::string render_metrics(const ProgramStatus& s, const std::string& version) {
   for (const auto& n : s.nodes)
     for (const auto& t : n.tasks) w.sample("slipway_task_restarts_total", task_labels(n, t), t.restarts);
   w.family("slipway_task_cpu_seconds_total", "counter",
-           "CPU time of the task's processes (user and system), as its agent last read it.");
+           "CPU time of the task's processes (user and system, with reaped children's), as its agent last read it.");
   for (const auto& n : s.nodes)
     for (const auto& t : n.tasks)
       if (t.cpu_seconds) w.sample("slipway_task_cpu_seconds_total", task_labels(n, t), *t.cpu_seconds);
