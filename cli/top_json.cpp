@@ -3,6 +3,7 @@
 #include "top_json.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -259,7 +260,9 @@ std::int64_t Value::integer() const {
 double Value::number() const {
   const auto& raw = doc_->nodes_[index_].raw;
   double v = 0;
-  std::from_chars(raw.data(), raw.data() + raw.size(), v);
+  if (std::from_chars(raw.data(), raw.data() + raw.size(), v).ec == std::errc::result_out_of_range) {
+    v = std::strtod(std::string(raw).c_str(), nullptr);  // infinity or 0, as JSON readers give (C locale)
+  }
   return v;
 }
 

@@ -2,6 +2,8 @@
 // on the same texts), what it refuses and where, strings and numbers.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "top_fixture.hpp"
@@ -75,6 +77,13 @@ TEST_CASE("top_json_numbers_too_large_for_an_integer_are_reals") {
   CHECK_FALSE(v[1].is_integer());
   CHECK(v[2].is_integer());
   CHECK(v[2].integer() == 7);
+  // Beyond a double's range: infinity, or 0, as strtod reads them
+  // (nlohmann::json refuses them).
+  json::Document far("[1e400, -1e400, 1e-400]");
+  std::vector<json::Value> f(far.root().begin(), far.root().end());
+  CHECK(f[0].number() == std::numeric_limits<double>::infinity());
+  CHECK(f[1].number() == -std::numeric_limits<double>::infinity());
+  CHECK(f[2].number() == 0.0);
 }
 
 TEST_CASE("top_json_refuses_what_is_not_json_and_says_where") {
