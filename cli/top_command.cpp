@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -143,8 +144,10 @@ int live(top::StatusSource& source, const TopOptions& options) {
       }
     }
     if (model.has_status() && !gone) {
+      // No new document for 5 s, or for 3 intervals when longer: say so.
       const auto stale = duration_cast<seconds>(now - last_new).count();
-      const std::int64_t shown = stale >= 5 ? stale : 0;
+      const auto stale_after = std::max<std::int64_t>(5, static_cast<std::int64_t>(3 * options.interval));
+      const std::int64_t shown = stale >= stale_after ? stale : 0;
       dirty = dirty || shown != view.stale_seconds;
       view.stale_seconds = shown;
     }

@@ -9,12 +9,15 @@ read into a small xterm emulator (cursor addressing, erasing, scrolling,
 the alternate screen; colours are ignored), so that a step can check the
 screen as a person would see it, whatever way curses chose to draw it.
 
-Steps, in order (each waits at most 30 s):
+Steps, in order (each waits at most 30 s, or what timeout= set):
   expect=TEXT   wait until a line of the screen contains TEXT
   absent=TEXT   no line of the screen contains TEXT now
+  row=N:TEXT    wait until line N of the screen (0: the top) starts with TEXT
+  resize=RxC    make the terminal R rows by C columns (the command gets SIGWINCH)
   seen=TEXT     wait until TEXT was printed at some time (e.g. by a pager)
   key=TEXT      type TEXT (Python escapes: \\r, \\x1b, ...)
   sleep=SECONDS wait
+  timeout=SECONDS  the steps after it wait at most that long
   signal=NAME   send signal NAME (TERM, INT, ...) to the command
   sh=COMMAND    run COMMAND with /bin/sh -c; it must succeed
   exit=N        wait until the command exits, with status N (128+S: signal S)
@@ -62,6 +65,17 @@ class Screen:
 
     def _blank(self):
         return [[" "] * self.cols for _ in range(self.rows)]
+
+    def resize(self, rows, cols):
+        """As xterm does: lines cut or padded on the right, rows at the bottom."""
+        def fit(grid):
+            grid = [(line + [" "] * cols)[:cols] for line in grid[:rows]]
+            return grid + [[" "] * cols for _ in range(rows - len(grid))]
+        self.main, self.alternate = fit(self.main), fit(self.alternate)
+        self.grid = self.alternate if self.in_alternate else self.main
+        self.rows, self.cols = rows, cols
+        self.top, self.bottom = 0, rows - 1
+        self.r, self.c = min(self.r, rows - 1), min(self.c, cols - 1)
 
     def lines(self):
         return ["".join(row).rstrip() for row in self.grid]
@@ -254,6 +268,7 @@ class Session:
         fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.initial = termios.tcgetattr(self.slave)
         self.screen = Screen(rows, cols)
+        self.timeout = STEP_TIMEOUT
         self.stderr_path = stderr_path
         env = dict(os.environ, TERM="xterm")
         for name in ("LINES", "COLUMNS"):  # the pty's size rules
@@ -285,7 +300,7 @@ class Session:
                 return
 
     def wait_until(self, predicate):
-        end = time.monotonic() + STEP_TIMEOUT
+        end = time.monotonic() + self.timeout
         while time.monotonic() < end:
             self.pump(0.05)
             if predicate():
@@ -314,16 +329,27 @@ def run(steps, session):
         name, _, value = step.partition("=")
         if name == "expect":
             if not session.wait_until(lambda: session.screen.shows(value)):
-                fail(session, step, "not on the screen within 30 s")
+                fail(session, step, f"not on the screen within {session.timeout:g} s")
         elif name == "absent":
             session.pump(0.2)
             if session.screen.shows(value):
                 fail(session, step, "on the screen")
+        elif name == "row":
+            number, _, text = value.partition(":")
+            lines = session.screen.lines
+            if not session.wait_until(lambda: lines()[int(number)].startswith(text)):
+                fail(session, step, f"not so within {session.timeout:g} s")
+        elif name == "resize":
+            rows, _, cols = value.partition("x")
+            session.screen.resize(int(rows), int(cols))
+            fcntl.ioctl(session.slave, termios.TIOCSWINSZ, struct.pack("HHHH", int(rows), int(cols), 0, 0))
         elif name == "seen":
             if not session.wait_until(lambda: value in session.screen.printed()):
-                fail(session, step, "never printed within 30 s")
+                fail(session, step, f"never printed within {session.timeout:g} s")
         elif name == "key":
             os.write(session.master, value.encode().decode("unicode_escape").encode())
+        elif name == "timeout":
+            session.timeout = float(value)
         elif name == "sleep":
             session.pump(float(value))
         elif name == "sh":
@@ -334,7 +360,7 @@ def run(steps, session):
             session.proc.send_signal(getattr(signal, "SIG" + value))
         elif name == "exit":
             if not session.wait_until(lambda: session.proc.poll() is not None):
-                fail(session, step, "still running after 30 s")
+                fail(session, step, f"still running after {session.timeout:g} s")
             session.pump(0.1)
             code = session.proc.returncode
             code = 128 - code if code < 0 else code

@@ -47,6 +47,12 @@ PAGER="cat" "${PTY[@]}" \
   key=q exit=0 restored \
   -- "$SLIPWAY" top --file "$WORK/status.json"
 
+# The terminal resized: the frame follows at once (the key help on the new
+# last row), not at the next document (none new: the file stays the same;
+# with --interval 10 no "no update" line redraws it within 30 s either).
+"${PTY[@]}" row=39:'q quit' timeout=5 resize=20x70 row=19:'q quit' expect='learner exec' resize=45x100 \
+  row=44:'q quit' key=q exit=0 restored -- "$SLIPWAY" top --interval 10 --file "$WORK/status.json"
+
 # A task without a log says so and stays.
 "${PTY[@]}" key=/ key='actor\r' expect='node actor' key='\r' expect='no log of actor.0 at' key=q exit=0 restored \
   -- "$SLIPWAY" top --file "$WORK/status.json"
