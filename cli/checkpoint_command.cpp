@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "running_program.hpp"
 
 #include "slipway/core/checkpoint_notice.hpp"
@@ -21,7 +22,7 @@ void register_checkpoint(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
   cmd->add_option("--reason", *reason, "Why, for the notice and the launcher's log");
-  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  add_run_root_option(cmd, *run_root);
   cmd->footer("The launcher publishes a checkpoint notice (the rendezvous key checkpoint/notice):\n"
               "every task finds it in $SLIPWAY_NOTICE_FILE, Python's sw.on_checkpoint() handlers run,\n"
               "nodes with notice_signal get that signal, replay shards write a checkpoint. The program\n"

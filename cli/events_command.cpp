@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_history.hpp"
 #include "slipway/observe/event_log.hpp"
@@ -90,9 +91,7 @@ void register_events(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--node", o->node, "Only the events of this node")->type_name("NODE");
   cmd->add_option("-n,--last", o->last, "Only the newest N events (then follow, with -f)")->type_name("N");
   cmd->add_flag("--json", o->json, "Print the record's JSON lines as they are");
-  cmd->add_option("--run-root", o->run_root,
-                  "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)")
-      ->type_name("DIR");
+  add_run_root_option(cmd, o->run_root);
   cmd->footer(
       "Each line: TIME (UTC), KIND, TASK (NODE.REPLICA, or the node, or - for the whole\n"
       "program), ATTEMPT, EPOCH (of a world), HOST and CAUSE. Kinds: program_start, resume,\n"

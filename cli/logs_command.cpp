@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "slipway/base/write_all.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
@@ -229,9 +230,7 @@ void register_logs(CLI::App& app, CommandContext& ctx) {
                   "run); a NODE.REPLICA here means that task of the newest run");
   cmd->add_option("NODE.REPLICA", o->second, "The task, e.g. worker.0 (default: every task)");
   cmd->add_flag("-f,--follow", o->follow, "Keep printing what is appended until the run ends");
-  cmd->add_option("--run-root", o->run_root,
-                  "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)")
-      ->type_name("DIR");
+  add_run_root_option(cmd, o->run_root);
   cmd->footer(
       "One task's log is printed as it is; every task's log is printed one after another,\n"
       "each line prefixed NODE.REPLICA: as `slipway run` shows it (with -f, interleaved as\n"

@@ -62,6 +62,11 @@ void add_notice_window_option(CLI::App* cmd, double& seconds) {
       ->check(seconds_between(0, 86400, false));
 }
 
+void add_run_root_option(CLI::App* cmd, std::string& run_root) {
+  cmd->add_option("--run-root", run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)")
+      ->type_name("DIR");
+}
+
 void add_metrics_option(CLI::App* cmd, std::string& address) {
   cmd->add_option("--metrics", address,
                   "Where the program's page and Prometheus metrics are served: [HOST:]PORT (port 0: any\n"

@@ -34,6 +34,8 @@ CLI::Validator seconds_between(double min, double max, bool min_exclusive);
 
 // --notice-window SECONDS of `run` and `launch` (docs/resume.md).
 void add_notice_window_option(CLI::App* cmd, double& seconds);
+// --run-root DIR of the commands that read runs (status, stop, events, ...).
+void add_run_root_option(CLI::App* cmd, std::string& run_root);
 // --metrics ADDR: the observe endpoint (docs/observe.md) of `run` and `launch`.
 void add_metrics_option(CLI::App* cmd, std::string& address);
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "running_program.hpp"
 
 #include "slipway/core/contract.hpp"
@@ -20,7 +21,7 @@ void register_scale(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("COUNT", *count, "How many replicas it should run")->required()->check(CLI::Range(0, 100000));
   cmd->add_option("--program", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
-  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  add_run_root_option(cmd, *run_root);
   cmd->footer("COUNT is clamped to MIN..MAX (and to the replicas the plan placed). The\n"
               "launcher resizes the node once its settle window has passed: a torch node\n"
               "restarts its whole world as a new epoch at the new size; a none node starts or\n"

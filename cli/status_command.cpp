@@ -8,6 +8,7 @@
 #include "slipway/launch/run_counters.hpp"
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "running_program.hpp"
 
 namespace slipway::cli {
@@ -43,7 +44,7 @@ void register_status(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("status", "Show the tasks of a running program");
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
-  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  add_run_root_option(cmd, *run_root);
   cmd->add_flag("--json", *json,
                 "Print the program's status document instead (JSON, schema 1 of docs/observe.md: nodes,\n"
                 "tasks, replay tables, the newest events), as the launcher published it (at most 1 s old)");

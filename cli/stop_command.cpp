@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "running_program.hpp"
 
 #include "slipway/core/contract.hpp"
@@ -19,7 +20,7 @@ void register_stop(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("PROGRAM", *which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
   cmd->add_option("--reason", *reason, "Why, for the launcher's log");
-  cmd->add_option("--run-root", *run_root, "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  add_run_root_option(cmd, *run_root);
   cmd->footer("Every task gets SIGTERM, then SIGKILL after the launcher's grace period; the\n"
               "launcher then exits 0 unless a task had already failed.");
   cmd->callback([&ctx, which, run_root, reason] {

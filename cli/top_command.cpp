@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/launch/run_history.hpp"
 #include "top_keys.hpp"
@@ -204,8 +205,7 @@ void register_top(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("top", "Show a running program live: nodes, replay tables, events");
   cmd->add_option("PROGRAM", options->which,
                   "Program name or run directory (default: inside a task, its program; else the newest run)");
-  cmd->add_option("--run-root", options->run_root,
-                  "Where run directories are (default $SLIPWAY_RUN_ROOT or ~/.slipway/runs)");
+  add_run_root_option(cmd, options->run_root);
   cmd->add_option("-i,--interval", options->interval, "Seconds between updates (default 1)")
       ->check(CLI::Range(0.1, 3600.0));
   cmd->add_option("-n,--node", options->node, "Show this node and its tasks only");
