@@ -183,7 +183,7 @@ int live(top::StatusSource& source, const TopOptions& options) {
         const std::string path = launch::task_log_path(run, action.task);
         std::error_code ec;
         if (run.empty() || !std::filesystem::is_regular_file(path, ec)) {
-          view.banner = "no log of " + action.task + " at " + path;
+          view.banner = "no log of " + action.task + " yet (a task's log begins with its first output): " + path;
           break;
         }
         try {

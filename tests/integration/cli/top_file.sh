@@ -54,7 +54,7 @@ PAGER="cat" "${PTY[@]}" \
   row=44:'q quit' key=q exit=0 restored -- "$SLIPWAY" top --interval 10 --file "$WORK/status.json"
 
 # A task without a log says so and stays.
-"${PTY[@]}" key=/ key='actor\r' expect='node actor' key='\r' expect='no log of actor.0 at' key=q exit=0 restored \
+"${PTY[@]}" key=/ key='actor\r' expect='node actor' key='\r' expect='no log of actor.0 yet (a task' key=q exit=0 restored \
   -- "$SLIPWAY" top --file "$WORK/status.json"
 
 # Ctrl-C quits as q does; SIGTERM ends it with 128+15; both give the terminal back.
