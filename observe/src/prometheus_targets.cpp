@@ -40,7 +40,7 @@ PrometheusTargets::PrometheusTargets(const std::string& run_directory, const std
       {{{"targets", {target}}, {"labels", {{"program", program}, {"run", run_name}}}}});
   const std::string content = groups.dump(2) + "\n";
   run_file_ = run_directory + "/prometheus/targets.json";
-  root_file_ = run_root + "/prometheus/" + run_name + ".json";
+  root_file_ = run_root + "/.prometheus-" + run_name + ".json";
   for (auto* file : {&run_file_, &root_file_}) {
     const std::string directory = file->substr(0, file->rfind('/'));
     if (!write_atomically(directory, *file, content)) {

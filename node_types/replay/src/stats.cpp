@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "slipway/core/contract.hpp"
+
 namespace slipway::replay {
 
 std::string stats_json(const ShardStats& stats, std::int64_t unix_ms) {
@@ -24,7 +26,7 @@ std::string stats_json(const ShardStats& stats, std::int64_t unix_ms) {
 }
 
 std::string stats_key(const std::string& node, std::uint32_t replica) {
-  return "replay/stats/" + node + "." + std::to_string(replica);
+  return core::keys::replay_stats(node, replica);
 }
 
 }  // namespace slipway::replay

@@ -75,12 +75,12 @@ assert any(e[\"kind\"] == \"resize\" for e in d[\"events\"])
     [ "${#s}" -eq 64 ] || fail "no 64-digit secret or token found in $run_dir"
     ! grep -q "$s" <<<"$metrics$status_doc" || fail "the secret or the view token is served"
   done
-  [ -f "$SLIPWAY_RUN_ROOT/prometheus/$(basename "$run_dir").json" ] || fail "no file_sd target file"
+  [ -f "$SLIPWAY_RUN_ROOT/.prometheus-$(basename "$run_dir").json" ] || fail "no file_sd target file"
 
   "$SLIPWAY" stop observed
   wait_for_exit "$launcher"
   expect_status 0
-  [ ! -e "$SLIPWAY_RUN_ROOT/prometheus/$(basename "$run_dir").json" ] || fail "the target file outlived the run"
+  [ ! -e "$SLIPWAY_RUN_ROOT/.prometheus-$(basename "$run_dir").json" ] || fail "the target file outlived the run"
 
   # In order: the kill's exit before its restart, the stop, the end last.
   json_events observed | /usr/bin/python3 -c '

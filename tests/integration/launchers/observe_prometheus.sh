@@ -16,7 +16,7 @@ global:
 scrape_configs:
   - job_name: slipway
     file_sd_configs:
-      - files: ["$SLIPWAY_RUN_ROOT/prometheus/*.json"]
+      - files: ["$SLIPWAY_RUN_ROOT/.prometheus-*.json"]
         refresh_interval: 1s
 YAML
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \

@@ -113,6 +113,8 @@ std::string scale(std::string_view node);
 inline constexpr std::string_view kSatellitePrefix = "satellite/";
 std::string satellite(std::string_view job_id);
 
+// "observe/...": what the launcher publishes for those who watch the program.
+inline constexpr std::string_view kObservePrefix = "observe/";
 // "observe/status" = JSON: the status document (observe/program_status.hpp,
 // docs/observe.md), put by the launcher at most once a second; read by
 // `slipway status --json` and `slipway top`.
@@ -121,6 +123,8 @@ inline constexpr std::string_view kObserveStatus = "observe/status";
 // a task's CPU time and memory, put by its agent every 2 s (program scope).
 inline constexpr std::string_view kUsagePrefix = "usage/";
 std::string usage(std::string_view node, std::uint32_t replica);
+// "replay/...": keys of the replay shards.
+inline constexpr std::string_view kReplayPrefix = "replay/";
 // "replay/stats/<node>.<replica>" = JSON (docs/observe.md): a replay
 // shard's tables, put by the shard every 2 s (program scope).
 inline constexpr std::string_view kReplayStatsPrefix = "replay/stats/";

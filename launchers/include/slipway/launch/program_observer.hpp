@@ -35,7 +35,7 @@ namespace slipway::launch {
 struct ObserveOptions {
   // The endpoint's "HOST:PORT" (port 0: any free one); empty: none.
   std::string address = "127.0.0.1:0";
-  std::string run_root;  // where ROOT/prometheus/RUN.json goes (empty: not written)
+  std::string run_root;  // where ROOT/.prometheus-RUN.json goes (empty: not written)
   std::chrono::milliseconds interval{1000};
 };
 

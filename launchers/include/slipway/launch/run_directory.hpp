@@ -15,7 +15,7 @@
 //                                    prometheus/targets.json  file_sd target, while it runs
 //   ROOT/latest, ROOT/PROGRAM.latest  symbolic links to the newest run
 //   ROOT/PROGRAM.job-KEY              under Slurm: the run of job KEY (resume.md)
-//   ROOT/prometheus/RUN.json          file_sd targets of the running programs (observe.md)
+//   ROOT/.prometheus-RUN.json          file_sd target of a running program (observe.md)
 // ROOT is $SLIPWAY_RUN_ROOT, else $HOME/.slipway/runs, else
 // $TMPDIR/slipway-UID/runs (/tmp without TMPDIR). Directories slipway makes
 // are 0700 (ROOT and its missing parents too), its files 0600: task logs

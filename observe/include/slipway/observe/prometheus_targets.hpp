@@ -1,10 +1,11 @@
 // Prometheus file_sd targets of a running program (docs/observe.md): a
-// site's Prometheus given `file_sd_configs: [{files: [ROOT/prometheus/*.json]}]`
+// site's Prometheus given `file_sd_configs: [{files: [ROOT/.prometheus-*.json]}]`
 // finds every program running under that run root.
 //
 // Contract: the constructor writes RUN/prometheus/targets.json and
-// ROOT/prometheus/RUN_NAME.json (atomically, 0600 files in 0700
-// directories: readable by the user's own Prometheus), each one target
+// ROOT/.prometheus-RUN_NAME.json (a hidden file, not a directory: ROOT
+// holds only run directories; atomically, 0600 files in 0700 directories:
+// readable by the user's own Prometheus), each one target
 // group [{"targets": [TARGET], "labels": {"program", "run"}}]; the
 // destructor removes both. A file that cannot be written is said once on
 // stderr; the program runs on.

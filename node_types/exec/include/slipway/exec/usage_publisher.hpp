@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "slipway/core/contract.hpp"
 #include "slipway/exec/process_usage.hpp"
 
 namespace slipway::exec {
@@ -61,7 +62,7 @@ class UsagePublisher {
   Clock::time_point next_sample() const { return next_sample_; }
   void sample(Clock::time_point now, std::int64_t unix_ms, const std::vector<Task>& tasks);
 
-  static std::string key(const std::string& task) { return "usage/" + task; }
+  static std::string key(const std::string& task) { return std::string(core::keys::kUsagePrefix) + task; }
 
  private:
   struct Answer;  // what the last put's done said (shared with it)
