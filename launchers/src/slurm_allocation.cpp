@@ -1,6 +1,7 @@
 // Reading a Slurm allocation from the environment (see header).
 #include "slipway/launch/slurm_allocation.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -181,6 +182,25 @@ std::optional<std::string> node_address_from_scontrol(std::string_view detail,
   value = value.substr(0, value.find_first_of(" \n"));
   if (value.empty()) return std::nullopt;
   return std::string(value);
+}
+
+std::optional<std::uint64_t> max_step_count_from_scontrol(std::string_view config) {
+  constexpr std::string_view kKey = "MaxStepCount";
+  for (std::size_t at = config.find(kKey); at != std::string_view::npos; at = config.find(kKey, at + 1)) {
+    if (at > 0 && config[at - 1] != '\n') continue;  // the key starts its line
+    std::string_view rest = config.substr(at + kKey.size());
+    rest = rest.substr(0, rest.find('\n'));
+    const auto equals = rest.find_first_not_of(" \t");
+    if (equals == std::string_view::npos || rest[equals] != '=') continue;
+    rest = rest.substr(equals + 1);
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+    rest = rest.substr(0, rest.find_first_of(" \t\r"));
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (ec != std::errc() || end != rest.data() + rest.size() || rest.empty()) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
 }
 
 void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus) {

@@ -45,8 +45,8 @@ namespace slipway::launch {
 namespace {
 
 // core::env::kLaunchNoGpus is set with kLaunchInSalloc when the salloc we
-// ran asked for no GPU or other GRES: the job then holds none, and there is
-// nothing to ask scontrol.
+// ran asked for no GPU or other GRES: the job then holds none, and scontrol
+// is asked only for the configuration (MaxStepCount).
 
 // What scontrol prints for `commands` given on its standard input: one
 // process for every query (its start-up and authentication cost more than
@@ -144,11 +144,13 @@ class DeadlineSource : public base::PollSource {
 
 class SlurmRun : public LauncherLoop {
  public:
-  SlurmRun(const SlurmLaunchOptions& options, SlurmJob job, core::Plan plan, RunDirectory run_dir)
+  SlurmRun(const SlurmLaunchOptions& options, SlurmJob job, core::Plan plan, RunDirectory run_dir,
+           std::optional<std::uint64_t> max_steps)
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace),
         options_(options),
         job_(std::move(job)),
         satellite_settings_(core::satellite_settings(this->plan().program)) {
+    max_steps_ = max_steps;
     set_notice_window(options.notice_window);
     set_observe({observe_address(options.metrics, this->plan().program),
                  options.run_root.empty() ? default_run_root() : options.run_root});
@@ -210,8 +212,9 @@ class SlurmRun : public LauncherLoop {
       step.agent_argv.push_back("--task");
       step.agent_argv.push_back(plan().tasks[task].name());
     }
+    const pid_t srun = start_step(step, attempt, unit_epoch(unit), env);
     if (attempt > 0) say(u.name + ": new step on " + step.host);
-    return UnitHandle::of_process(start_step(step, attempt, unit_epoch(unit), env));
+    return UnitHandle::of_process(srun);
   }
 
   // Replicas of one node on one host starting together share a step (one
@@ -423,6 +426,13 @@ class SlurmRun : public LauncherLoop {
     // A step in a satellite job has its job id already.
     const bool in_job = step.job_id.empty();
     if (in_job) {
+      // Slurm refuses the job's step past MaxStepCount; say so first, and why.
+      if (max_steps_ && steps_started_ >= *max_steps_) {
+        throw NoRoom("job " + job_.job_id + " has started " + std::to_string(steps_started_) +
+                     " job steps, the most this cluster allows a job (MaxStepCount " + std::to_string(*max_steps_) +
+                     "): no step is left for " + step.unit_name);
+      }
+      ++steps_started_;
       step.job_id = job_.job_id;
       step.het_group = het_group_of(step.host);
     }
@@ -758,6 +768,8 @@ class SlurmRun : public LauncherLoop {
 
   const SlurmLaunchOptions& options_;
   SlurmJob job_;
+  std::optional<std::uint64_t> max_steps_;  // Slurm's MaxStepCount, when scontrol said it
+  std::uint64_t steps_started_ = 0;         // steps this controller started in the job
   core::SatelliteSettings satellite_settings_;
   SatelliteBook satellites_;
   std::set<std::string> placeholders_;  // the plan's hosts held for satellites
@@ -906,7 +918,8 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     for (const auto& component : job->components) queries.push_back("show job " + component.job_id);
   }
   if (advertise.empty() && !first_host.empty()) queries.push_back("show node " + first_host);
-  const std::string detail = queries.empty() ? std::string() : scontrol(queries);
+  queries.push_back("show config");  // MaxStepCount
+  const std::string detail = scontrol(queries);
   if (!job_has_no_gpus) {
     try {
       apply_gpus(*job, gpus_from_scontrol(detail));
@@ -935,6 +948,17 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
   }
   const core::SatelliteSettings satellites = core::satellite_settings(program);
   core::add_satellite_slots(*planned.plan, satellites.jobs);
+  // Refused before anything starts when Slurm would refuse its steps.
+  const std::size_t steps = first_launch_steps(*planned.plan, launch_units(*planned.plan));
+  const std::optional<std::uint64_t> max_steps = max_step_count_from_scontrol(detail);
+  if (max_steps) {
+    if (auto problem = step_limit_problem(steps, *max_steps)) {
+      LaunchOutcome refused;
+      refused.kind = LaunchOutcome::Kind::Invalid;
+      refused.problems.push_back({"program '" + *program.name + "' cannot run in job " + job->job_id + ": " + *problem});
+      return refused;
+    }
+  }
   std::string run_directory;
   try {
     const std::string& name = *planned.plan->program.name;
@@ -952,14 +976,15 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     say((run_dir.resume_count() > 0 ? "resuming program '" + name + "' (resume " +
                                           std::to_string(run_dir.resume_count()) + ", "
                                     : "running program '" + name + "' (") +
-        std::to_string(planned.plan->tasks.size()) + " tasks) in job " + job_key + "; run directory " +
+        std::to_string(planned.plan->tasks.size()) + " tasks, " + std::to_string(steps) + " job steps) in job " +
+        job_key + "; run directory " +
         run_dir.path());
     ControlPlaneOptions control;
     control.bind = "0.0.0.0";
     control.advertise_host = advertise;
     control.tasks_per_host = planned.plan->busiest_host_tasks();
     if (satellites.jobs > 0) control.observed_key_prefixes.emplace_back(core::keys::kSatellitePrefix);
-    SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir));
+    SlurmRun run(options, std::move(*job), std::move(*planned.plan), std::move(run_dir), max_steps);
     return run.run(std::move(control));
   } catch (const std::exception& e) {
     LaunchOutcome failed = launch_error(std::string("error: ") + e.what());

@@ -64,6 +64,28 @@ std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
   return groups;
 }
 
+std::size_t first_launch_steps(const core::Plan& plan, const std::vector<LaunchUnit>& units) {
+  std::vector<std::string> unit_hosts;
+  std::vector<std::size_t> in_job;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const core::Host& host = plan.hosts.at(units[u].host);
+    unit_hosts.push_back(host.name);
+    if (!host.satellite) in_job.push_back(u);
+  }
+  return group_into_steps(plan, units, in_job, unit_hosts).size();
+}
+
+std::optional<std::string> step_limit_problem(std::size_t steps, std::uint64_t max_steps) {
+  if (steps <= max_steps) return std::nullopt;
+  return "it starts " + std::to_string(steps) + " job steps, and this cluster lets a job start at most " +
+         std::to_string(max_steps) +
+         " (MaxStepCount in slurm.conf): give it fewer units per host (replicas of one node on one host "
+         "share a step, up to " +
+         std::to_string(kMaxTasksPerStep) +
+         "; colocated groups, GPU tasks and tasks whose memory is not a multiple of their CPUs take a "
+         "step each), or ask the site to raise MaxStepCount";
+}
+
 StepRequest step_for_units(const core::Plan& plan, const std::vector<LaunchUnit>& units,
                            const std::vector<std::size_t>& group,
                            const std::vector<std::string>& unit_hosts) {

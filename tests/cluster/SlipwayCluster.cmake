@@ -1,7 +1,7 @@
 # CTest wiring of the real Slurm test cluster (tests/cluster/cluster.sh).
 # include() this file from any tests/system/<part>/CMakeLists.txt, then
 #
-#   slipway_add_system_test(NAME name [TIMEOUT seconds] [CLUSTER preempt]
+#   slipway_add_system_test(NAME name [TIMEOUT seconds] [CLUSTER preempt|limits]
 #                           COMMAND cmd args...)
 #
 # adds the ctest `system:<name>` (label `system`) that requires the fixture
@@ -12,7 +12,9 @@
 # down_preempt, directory SLIPWAY_CLUSTER_PREEMPT_DIR): three cpu hosts,
 # no GPU hosts, and partitions low and high where high preempts low by
 # requeue (cluster.sh, SLIPWAY_CLUSTER_PREEMPT=requeue), so every other
-# system test keeps the usual cluster.
+# system test keeps the usual cluster. With CLUSTER limits: three cpu hosts
+# whose Slurm lets a job start at most 4 steps (MaxStepCount=4,
+# SLIPWAY_CLUSTER_MAX_STEPS), directory SLIPWAY_CLUSTER_LIMITS_DIR.
 # The command runs through run-system-test.sh, with SLURM_CONF exported, in a
 # scratch directory every cluster host sees, under `timeout`. System tests
 # hold the resource lock `slurm-cluster`, so they run one at a time.
@@ -25,6 +27,8 @@ set(SLIPWAY_CLUSTER_DIR "${PROJECT_BINARY_DIR}/tests/system/cluster" CACHE PATH
     "Private directory of the Slurm test cluster started by ctest")
 set(SLIPWAY_CLUSTER_PREEMPT_DIR "${PROJECT_BINARY_DIR}/tests/system/cluster-preempt" CACHE PATH
     "Private directory of the Slurm test cluster with preemption started by ctest")
+set(SLIPWAY_CLUSTER_LIMITS_DIR "${PROJECT_BINARY_DIR}/tests/system/cluster-limits" CACHE PATH
+    "Private directory of the Slurm test cluster with a small MaxStepCount started by ctest")
 
 # The cluster loads the freshly built SPANK plugin, pointed at this build's
 # slipway binary, when both targets exist.
@@ -63,6 +67,17 @@ endfunction()
 
 _slipway_cluster_fixture(slurm-cluster "" "${SLIPWAY_CLUSTER_DIR}" ${_cluster_env})
 
+# _slipway_cluster_kind(KIND DIR ENV...): the fixture slurm-cluster-KIND
+# (system:cluster:up_KIND, down_KIND), made once, by the first test of it.
+function(_slipway_cluster_kind kind dir)
+  get_property(_defined GLOBAL PROPERTY SLIPWAY_CLUSTER_${kind}_FIXTURE)
+  if(NOT _defined)
+    set_property(GLOBAL PROPERTY SLIPWAY_CLUSTER_${kind}_FIXTURE TRUE)
+    get_property(_env GLOBAL PROPERTY SLIPWAY_CLUSTER_ENV)
+    _slipway_cluster_fixture(slurm-cluster-${kind} _${kind} "${dir}" ${_env} ${ARGN})
+  endif()
+endfunction()
+
 function(slipway_add_system_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT;CLUSTER" "COMMAND" ${ARGN})
   if(NOT T_NAME OR NOT T_COMMAND)
@@ -74,15 +89,13 @@ function(slipway_add_system_test)
   elseif(T_CLUSTER STREQUAL "preempt")
     set(_fixture slurm-cluster-preempt)
     set(_dir "${SLIPWAY_CLUSTER_PREEMPT_DIR}")
-    get_property(_defined GLOBAL PROPERTY SLIPWAY_CLUSTER_PREEMPT_FIXTURE)
-    if(NOT _defined)
-      set_property(GLOBAL PROPERTY SLIPWAY_CLUSTER_PREEMPT_FIXTURE TRUE)
-      get_property(_env GLOBAL PROPERTY SLIPWAY_CLUSTER_ENV)
-      _slipway_cluster_fixture(slurm-cluster-preempt _preempt "${_dir}" ${_env}
-        SLIPWAY_CLUSTER_PREEMPT=requeue SLIPWAY_CLUSTER_GPU_NODES=0)
-    endif()
+    _slipway_cluster_kind(preempt "${_dir}" SLIPWAY_CLUSTER_PREEMPT=requeue SLIPWAY_CLUSTER_GPU_NODES=0)
+  elseif(T_CLUSTER STREQUAL "limits")
+    set(_fixture slurm-cluster-limits)
+    set(_dir "${SLIPWAY_CLUSTER_LIMITS_DIR}")
+    _slipway_cluster_kind(limits "${_dir}" SLIPWAY_CLUSTER_MAX_STEPS=4 SLIPWAY_CLUSTER_GPU_NODES=0)
   else()
-    message(FATAL_ERROR "slipway_add_system_test: CLUSTER is 'preempt' or absent, not '${T_CLUSTER}'")
+    message(FATAL_ERROR "slipway_add_system_test: CLUSTER is 'preempt', 'limits' or absent, not '${T_CLUSTER}'")
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)

@@ -17,7 +17,9 @@
 # SLIPWAY_CLUSTER_TIMEOUT (seconds for all hosts to become idle, 90),
 # SLIPWAY_CLUSTER_PREEMPT (off; requeue: partitions low and high over the cpu
 # hosts, high preempting by requeue with GraceTime=30 and JobRequeue=1;
-# user-signal: the same plus preempt_send_user_signal; see lib/config.sh).
+# user-signal: the same plus preempt_send_user_signal; see lib/config.sh),
+# SLIPWAY_CLUSTER_MAX_STEPS (Slurm's MaxStepCount, its default 40000 when
+# unset).
 #
 # Exit status: 0 done; 77 skipped (not root, or network namespaces
 # unavailable: the reason is printed loudly and written to DIR/skipped);
@@ -123,8 +125,11 @@ cmd_up() {
   local preempt=${SLIPWAY_CLUSTER_PREEMPT:-off}
   [[ $preempt =~ ^(off|requeue|user-signal)$ ]] ||
     die "SLIPWAY_CLUSTER_PREEMPT is '$preempt': give off, requeue or user-signal"
+  local max_steps=${SLIPWAY_CLUSTER_MAX_STEPS:-}
+  [[ -z $max_steps || $max_steps =~ ^[1-9][0-9]{0,8}$ ]] ||
+    die "SLIPWAY_CLUSTER_MAX_STEPS is '$max_steps': give the most steps a job may start (MaxStepCount), 1 or more"
   write_slurm_conf "$id" "$port" "$ncpu" "$ngpu" \
-    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}" "$cpus" "$preempt"
+    "${SLIPWAY_SPANK_PLUGIN:-}" "${SLIPWAY_SPANK_PLUGIN_ARGS:-}" "$cpus" "$preempt" "$max_steps"
   start_munged
   start_slurmctld
   while read -r name; do start_slurmd "$id" "$name"; done <"$CL_DIR/hosts"

@@ -22,12 +22,13 @@
 # SlurmctldParameters=preempt_send_user_signal (a job's --signal is sent at
 # preemption instead of SIGTERM to its steps).
 
-# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS [CPUS [PREEMPT]]
+# write_slurm_conf ID CTLD_PORT CPU_NODES GPU_NODES PLUGIN PLUGIN_ARGS [CPUS [PREEMPT [MAX_STEPS]]]
 # CPUS: what each host declares (4; more than the machine has is fine:
 # SlurmdParameters=config_overrides lets slurmd believe slurm.conf).
 # PREEMPT: off (default), requeue or user-signal.
+# MAX_STEPS: Slurm's MaxStepCount (empty: Slurm's default, 40000).
 write_slurm_conf() {
-  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6 cpus=${7:-4} preempt=${8:-off}
+  local id=$1 port=$2 ncpu=$3 ngpu=$4 plugin=$5 plugin_args=$6 cpus=${7:-4} preempt=${8:-off} max_steps=${9:-}
   local prefix i name cpu_list="" gpu_list="" kill_wait=5
   [[ $preempt == off ]] || kill_wait=30
   prefix=$(net_prefix "$id")
@@ -78,6 +79,9 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 Waittime=0
 EOF
+    if [[ -n $max_steps ]]; then
+      echo "MaxStepCount=$max_steps"
+    fi
     if [[ $preempt != off ]]; then
       cat <<EOF
 # Preemption by partition priority: a job of partition high requeues jobs of

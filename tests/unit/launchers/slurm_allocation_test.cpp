@@ -106,3 +106,18 @@ TEST_CASE("a node's address comes from scontrol's node record") {
   CHECK_FALSE(node_address_from_scontrol(detail, "fn3"));
   CHECK(node_address_from_scontrol("NodeName=fn3 NodeAddr=h3 State=IDLE", "fn3") == "h3");
 }
+
+TEST_CASE("MaxStepCount is read from scontrol show config") {
+  const char* config =
+      "Configuration data as of 2026-11-28T15:00:00\n"
+      "AccountingStorageBackupHost = (null)\n"
+      "MaxJobCount             = 10000\n"
+      "MaxStepCount            = 40000\n"
+      "MaxTasksPerNode         = 512\n";
+  CHECK(max_step_count_from_scontrol(config) == 40000u);
+  CHECK(max_step_count_from_scontrol("NodeName=fn1 MaxStepCount=7\n") == std::nullopt);
+  CHECK(max_step_count_from_scontrol("x\nMaxStepCount = lots\n") == std::nullopt);
+  CHECK(max_step_count_from_scontrol("x\nMaxStepCount = 99999999999999999999999\n") == std::nullopt);
+  CHECK(max_step_count_from_scontrol("") == std::nullopt);
+  CHECK(max_step_count_from_scontrol("MaxStepCount = 8\n") == 8u);
+}

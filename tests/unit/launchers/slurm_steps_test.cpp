@@ -251,3 +251,26 @@ TEST_CASE("a step never inherits an enclosing program's replica") {
   CHECK_FALSE(launch::step_drops_variable("SLIPWAY_REPLICAS=3"));
   CHECK_FALSE(launch::step_drops_variable("SLIPWAY_PROGRAM=x"));
 }
+
+TEST_CASE("the steps a program starts are counted before it starts, and MaxStepCount refuses too many") {
+  auto plan = plan_on_three_hosts(R"(
+[program]
+name = "p"
+[node.t]
+command = "true"
+replicas = 897
+[node.g]
+command = "true"
+replicas = 2
+gpus = 1
+)", 300);
+  auto units = launch::launch_units(plan);
+  // 9 steps of t's replicas (at most 128 each, 3 per host) and one per GPU task.
+  CHECK(launch::first_launch_steps(plan, units) == 11);
+  CHECK_FALSE(launch::step_limit_problem(11, 11));
+  CHECK_FALSE(launch::step_limit_problem(11, 40000));
+  auto problem = launch::step_limit_problem(11, 10);
+  REQUIRE(problem);
+  CHECK(problem->find("starts 11 job steps") != std::string::npos);
+  CHECK(problem->find("at most 10 (MaxStepCount") != std::string::npos);
+}

@@ -58,6 +58,11 @@ std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view job_det
 std::optional<std::string> node_address_from_scontrol(std::string_view node_detail,
                                                       std::string_view host);
 
+// Slurm's MaxStepCount from `scontrol show config` output (its line
+// "MaxStepCount            = 40000"): the most job steps one job may
+// start. Nothing when the line is absent or its value is not a number.
+std::optional<std::uint64_t> max_step_count_from_scontrol(std::string_view config);
+
 // Fills gpus_per_host of each component that has none from `gpus`
 // (component hosts looked up by name).
 void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus);

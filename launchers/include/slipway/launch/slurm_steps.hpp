@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,17 @@ std::vector<std::vector<std::size_t>> group_into_steps(const core::Plan& plan,
                                                        const std::vector<LaunchUnit>& units,
                                                        const std::vector<std::size_t>& starting,
                                                        const std::vector<std::string>& unit_hosts);
+
+// How many job steps the program's first launch starts: every unit on its
+// planned host, grouped as group_into_steps does (a unit on a satellite
+// slot is a step of its own, in its satellite job, and is not counted:
+// it is not a step of this job). Restarts and resizes start more.
+std::size_t first_launch_steps(const core::Plan& plan, const std::vector<LaunchUnit>& units);
+
+// Why a program that starts `steps` job steps cannot run in a job whose
+// Slurm allows `max_steps` (MaxStepCount): a sentence naming both numbers
+// and what to do; nothing when it fits.
+std::optional<std::string> step_limit_problem(std::size_t steps, std::uint64_t max_steps);
 
 // The step of a group from group_into_steps (two or more units): one agent
 // for them all unless their node's framework is mpi.
