@@ -26,7 +26,8 @@ std::int64_t FenceState::slot_of(const std::string& node, std::uint32_t replica)
 
 Engine::State::State(EngineOptions opts, Transport& t)
     : options(std::move(opts)),
-      transport(t),
+      router(t),
+      transport(router),
       hmac(options.token),
       heartbeat_budget(options.heartbeat_interval * std::max<std::uint32_t>(1, options.miss_budget)) {
   if (!options.make_nonce) {
@@ -166,7 +167,8 @@ void Engine::State::scan(TimePoint now) {
   last_scan = now;
   std::vector<ConnId> silent;
   for (auto& [id, c] : conns) {
-    if (c.closed || c.phase != Conn::Phase::member) continue;
+    // A channel's member is as alive as the connection carrying it.
+    if (c.closed || c.parent != 0 || (c.phase != Conn::Phase::member && c.channels.empty())) continue;
     if (stall.count() > 0) c.last_seen = std::min(now, c.last_seen + stall);
     if (now - c.last_seen > heartbeat_budget) silent.push_back(id);
   }
@@ -182,6 +184,11 @@ void Engine::State::scan(TimePoint now) {
 }
 
 bool Engine::State::handle_frame(Conn& c, std::span<const std::uint8_t> body, TimePoint now) {
+  if (c.phase != Conn::Phase::hello && !body.empty() &&
+      body[0] == static_cast<std::uint8_t>(wire::Type::channel)) {
+    handle_channel_frame(c, body, now);
+    return !c.closed;
+  }
   wire::Message m;
   std::string error;
   if (!wire::decode(body, options.limits, m, error)) {
@@ -325,9 +332,11 @@ void Engine::State::reply(Conn& c, std::uint32_t id, Status status, std::string 
   transport.send(c.id, scratch);
 }
 
+// Closes the connection (with every channel on it) that sent a malformed
+// or forbidden frame.
 void Engine::State::protocol_error(Conn& c, const std::string& what) {
   rdzv_log()->warn("rendezvous: protocol error from {}: {}; closing the connection", c.describe(), what);
-  close_conn(c, "protocol error: " + what);
+  close_conn(carrier(c), "protocol error: " + what);
 }
 
 // Forgets a connection: a live member on it fails with `why_failed`; its
@@ -336,6 +345,7 @@ void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
   if (c.closed) return;
   c.closed = true;
   forget_unauthenticated(c);
+  if (!c.channels.empty()) close_channels(c, why_failed.empty() ? "connection closed" : why_failed);
   if (c.member) {
     Member* m = c.member;
     c.member = nullptr;
@@ -344,6 +354,7 @@ void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
   }
   for (std::uint64_t seq : std::vector<std::uint64_t>(c.waits)) drop_waiter(seq);
   subscribers.erase(c.id);
+  if (c.parent != 0) detach_channel(c, why_failed);
   transport.close(c.id);
   doomed.push_back(c.id);
 }
@@ -352,7 +363,9 @@ void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
 // queued events to the in-process observer (which may call the engine
 // again), then tells subscribers of a stop the observer has now heard.
 void Engine::State::reap() {
-  for (ConnId id : doomed) conns.erase(id);
+  for (ConnId id : doomed) {
+    if (conns.erase(id) && router.is_channel(id)) --channel_conns;
+  }
   doomed.clear();
   while (!observer_queue.empty()) {
     std::vector<Event> events;
@@ -402,7 +415,8 @@ std::vector<MemberRecord> Engine::members() const { return state_->snapshot(); }
 EngineStats Engine::stats() const {
   const State& s = *state_;
   EngineStats st;
-  st.connections = s.conns.size();
+  st.connections = s.conns.size() - s.channel_conns;
+  st.channels = s.channel_conns;
   st.unauthenticated = s.unauthenticated;
   st.refused_connections = s.refused_connections;
   st.evicted_connections = s.evicted_connections;

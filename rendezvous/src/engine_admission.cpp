@@ -29,7 +29,7 @@ std::string address_of(const std::string& peer) {
 
 bool Engine::accepting() const {
   const State& s = *state_;
-  return s.conns.size() < s.options.limits.max_connections;
+  return s.conns.size() - s.channel_conns < s.options.limits.max_connections;
 }
 
 // Closes the connection that has waited longest for its Hello, among those
@@ -64,13 +64,13 @@ bool Engine::State::evict_oldest_unauthenticated(const std::string& address, Tim
 bool Engine::State::admit(ConnId id, const std::string& peer, TimePoint now) {
   const Limits& l = options.limits;
   std::string address = address_of(peer);
-  if (conns.size() >= l.max_connections) {
+  if (conns.size() - channel_conns >= l.max_connections) {
     ++refused_connections;
     std::uint64_t skipped = 0;
     if (refusal_log.allow(now, skipped)) {
       rdzv_log()->warn("rendezvous: refusing the connection from {}: {} connections open "
                        "(Limits::max_connections){}",
-                       peer, conns.size(),
+                       peer, conns.size() - channel_conns,
                        skipped ? " (and " + std::to_string(skipped) +
                                      " more since the last such message)"
                                : std::string());

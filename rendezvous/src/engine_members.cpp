@@ -34,7 +34,7 @@ void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
     close_conn(c, "");
     return;
   }
-  const Digest expected = wire::client_mac(hmac, c.server_nonce, hello);
+  const Digest expected = wire::client_mac(hmac, c.server_nonce, hello, c.channel);
   if (!constant_time_equal(expected, hello.mac)) {
     // The secret is never logged, only that it did not match.
     rdzv_log()->warn("rendezvous: authentication failed for {}{}: wrong or missing secret; "
@@ -49,6 +49,11 @@ void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
   c.reader.set_max_frame_bytes(options.limits.max_frame_bytes);
   authenticated(c);
   if (hello.role == wire::Role::observer) {
+    if (c.parent != 0) {
+      welcome(c, Status::invalid_request, "a channel carries a member, not an observer", hello, 0);
+      close_conn(c, "");
+      return;
+    }
     welcome(c, Status::ok, {}, hello, 0);
     return;
   }
@@ -62,6 +67,7 @@ void Engine::State::handle_hello(Conn& c, const wire::Hello& hello) {
     close_conn(c, "");
     return;
   }
+  c.welcomed = true;
   welcome(c, Status::ok, {}, hello, generation);
   publish_member(EventKind::member_joined, c.member->record);
 }

@@ -62,6 +62,13 @@ struct Conn {
   TimePoint opened;
   TimePoint last_seen;
   Member* member = nullptr;  // while phase == member
+  // A channel (one member of many on one connection, engine_channels.cpp):
+  // the connection carrying it and its number; 0 on a connection itself.
+  ConnId parent = 0;
+  std::uint32_t channel = 0;
+  bool welcomed = false;  // a channel answered with an ok Welcome (so its closing is told)
+  // On a connection: its open channels, by number.
+  std::unordered_map<std::uint32_t, ConnId> channels;
   std::vector<std::uint64_t> waits;
   std::vector<Subscription> subscriptions;
   bool closed = false;
@@ -110,15 +117,47 @@ struct FenceState {
   std::int64_t slot_of(const std::string& node, std::uint32_t replica) const;
 };
 
+// What the engine sends goes through this router: frames for a channel
+// (a connection id of its own, ChannelRouter::kChannelBit set) are wrapped
+// as ChannelFrames and sent on the connection that carries it; the rest go
+// to the real transport unchanged.
+class ChannelRouter final : public Transport {
+ public:
+  static constexpr ConnId kChannelBit = ConnId{1} << 63;
+  explicit ChannelRouter(Transport& real) : real_(real) {}
+  ConnId open(ConnId parent, std::uint32_t channel);
+  bool is_channel(ConnId conn) const { return (conn & kChannelBit) != 0; }
+  std::size_t channels() const { return routes_.size(); }
+
+  void send(ConnId conn, std::string_view frames) override;
+  void send_shared(ConnId conn, std::string_view prefix,
+                   std::shared_ptr<const std::string> body) override;
+  // For a channel: forgets the route only (the engine tells the client).
+  void close(ConnId conn) override;
+  bool backlogged(ConnId conn) override;
+
+ private:
+  struct Route {
+    ConnId parent;
+    std::uint32_t channel;
+  };
+  Transport& real_;
+  std::unordered_map<ConnId, Route> routes_;
+  ConnId next_ = kChannelBit | 1;
+  std::string wrapped_;
+};
+
 struct Engine::State {
   State(EngineOptions opts, Transport& t);
 
   EngineOptions options;
-  Transport& transport;
+  ChannelRouter router;
+  Transport& transport;  // the router
   HmacKey hmac;
   std::chrono::milliseconds heartbeat_budget;
 
-  std::unordered_map<ConnId, Conn> conns;
+  std::unordered_map<ConnId, Conn> conns;  // connections and their channels
+  std::size_t channel_conns = 0;           // of conns, the channels
   std::vector<ConnId> doomed;  // closed during this call; erased at its end
   // Connections before authentication: how many, by peer address, and their
   // deadlines in connection order (one fixed timeout, so a queue suffices;
@@ -188,6 +227,19 @@ struct Engine::State {
                                     const std::string& why);
   void expire_unauthenticated(TimePoint now);
   TimePoint next_auth_deadline() const;
+
+  // engine_channels.cpp
+  // A ChannelFrame from connection c (authenticated): opens, closes or
+  // serves one of its channels.
+  void handle_channel_frame(Conn& c, std::span<const std::uint8_t> body, TimePoint now);
+  void open_channel(Conn& c, std::uint32_t channel, const wire::Hello& hello, TimePoint now);
+  // Closes the channels of connection c (its members fail with `why`).
+  void close_channels(Conn& c, const std::string& why);
+  // Forgets channel c on its connection and tells the client, when it was
+  // welcomed and the connection stays.
+  void detach_channel(Conn& c, const std::string& why);
+  // The connection a frame of c travels on: c itself, or its parent.
+  Conn& carrier(Conn& c);
 
   // engine_members.cpp
   void handle_hello(Conn& c, const wire::Hello& hello);

@@ -6,7 +6,8 @@
 
 namespace slipway::rendezvous::wire {
 
-Digest client_mac(const HmacKey& key, const Nonce& server_nonce, const Hello& hello) {
+Digest client_mac(const HmacKey& key, const Nonce& server_nonce, const Hello& hello,
+                  std::uint32_t channel) {
   std::string covered;
   covered.reserve(128 + hello.identity.node.size() + hello.identity.host.size());
   detail::Writer w(covered, false);
@@ -20,6 +21,7 @@ Digest client_mac(const HmacKey& key, const Nonce& server_nonce, const Hello& he
   w.u32(hello.identity.attempt);
   w.str(hello.identity.host);
   w.i64(hello.identity.pid);
+  if (channel != 0) w.u32(channel);
   return key.mac(covered);
 }
 

@@ -146,6 +146,25 @@ Message get_message(Reader& r, const Limits& l) {
     }
     case Type::heartbeat:
       return Heartbeat{};
+    case Type::channel: {
+      ChannelFrame m;
+      m.channel = r.u32();
+      if (m.channel == 0) r.fail("channel 0 is the connection itself");
+      const std::size_t n = r.remaining();
+      if (n == 0) r.fail("empty channel frame");
+      if (!r.ok()) return m;
+      m.body = r.str_of(n);
+      if (static_cast<Type>(static_cast<std::uint8_t>(m.body[0])) == Type::channel) {
+        r.fail("a channel frame inside a channel frame");
+      }
+      return m;
+    }
+    case Type::closed: {
+      Closed m;
+      m.status = get_status(r);
+      m.reason = r.str(l.max_reason_bytes, "reason");
+      return m;
+    }
     // Keys, values and blobs of requests are bounded by the frame here; the
     // server answers one above its own bound with limit_exceeded.
     case Type::put: {
@@ -275,6 +294,17 @@ Message get_message(Reader& r, const Limits& l) {
 }
 
 }  // namespace
+
+bool split_channel(std::span<const std::uint8_t> body, std::uint32_t& channel,
+                   std::span<const std::uint8_t>& inner) {
+  if (body.size() < kChannelOverheadBytes + 1 || body[0] != static_cast<std::uint8_t>(Type::channel)) {
+    return false;
+  }
+  channel = std::uint32_t{body[1]} | (std::uint32_t{body[2]} << 8) | (std::uint32_t{body[3]} << 16) |
+            (std::uint32_t{body[4]} << 24);
+  inner = body.subspan(kChannelOverheadBytes);
+  return channel != 0 && inner[0] != static_cast<std::uint8_t>(Type::channel);
+}
 
 bool decode(std::span<const std::uint8_t> body, const Limits& limits, Message& out,
             std::string& error) {

@@ -105,6 +105,16 @@ void put_fields(Writer& w, const Welcome& m) {
   w.u64(m.generation);
 }
 void put_fields(Writer& w, const Heartbeat&) { put_type(w, Type::heartbeat); }
+void put_fields(Writer& w, const ChannelFrame& m) {
+  put_type(w, Type::channel);
+  w.u32(m.channel);
+  w.raw(std::span(reinterpret_cast<const std::uint8_t*>(m.body.data()), m.body.size()));
+}
+void put_fields(Writer& w, const Closed& m) {
+  put_type(w, Type::closed);
+  w.u8(static_cast<std::uint8_t>(m.status));
+  w.str(m.reason);
+}
 void put_fields(Writer& w, const Put& m) {
   put_type(w, Type::put);
   w.u32(m.id);
@@ -226,6 +236,8 @@ SLIPWAY_WIRE_ENCODE(Challenge)
 SLIPWAY_WIRE_ENCODE(Hello)
 SLIPWAY_WIRE_ENCODE(Welcome)
 SLIPWAY_WIRE_ENCODE(Heartbeat)
+SLIPWAY_WIRE_ENCODE(ChannelFrame)
+SLIPWAY_WIRE_ENCODE(Closed)
 SLIPWAY_WIRE_ENCODE(Put)
 SLIPWAY_WIRE_ENCODE(Get)
 SLIPWAY_WIRE_ENCODE(WaitFor)
@@ -254,6 +266,35 @@ void encode_value_reply(std::uint32_t id, Status status, const std::string* valu
   w.boolean(value != nullptr);
   if (value) w.str(*value);
   w.finish();
+}
+
+void wrap_in_channel(std::uint32_t channel, std::string_view frames, std::string& out) {
+  std::size_t pos = 0;
+  while (pos + kFrameHeaderBytes <= frames.size()) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(frames.data() + pos);
+    const std::uint32_t len = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) |
+                              (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
+    Writer w(out, false);
+    w.u32(static_cast<std::uint32_t>(len + kChannelOverheadBytes));
+    put_type(w, Type::channel);
+    w.u32(channel);
+    out.append(frames.substr(pos + kFrameHeaderBytes, len));
+    pos += kFrameHeaderBytes + len;
+  }
+}
+
+std::string channel_prefix(std::uint32_t channel, std::string_view prefix) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(prefix.data());
+  const std::uint32_t len = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) |
+                            (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
+  std::string out;
+  out.reserve(prefix.size() + kChannelOverheadBytes);
+  Writer w(out, false);
+  w.u32(static_cast<std::uint32_t>(len + kChannelOverheadBytes));
+  put_type(w, Type::channel);
+  w.u32(channel);
+  out.append(prefix.substr(kFrameHeaderBytes));
+  return out;
 }
 
 std::string encode_fence_body(const std::vector<FenceBlob>& blobs) {

@@ -95,6 +95,12 @@ class Reader {
     pos_ += n;
     return s;
   }
+  // The next n bytes (the caller checked that they are there).
+  std::string str_of(std::size_t n) {
+    std::string s(reinterpret_cast<const char*>(data_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
   std::optional<std::string> opt(std::uint32_t max, const char* field) {
     if (!boolean(field)) return std::nullopt;
     return str(max, field);

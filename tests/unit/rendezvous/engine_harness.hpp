@@ -159,6 +159,7 @@ class Harness {
   }
 
   std::uint32_t next_id() { return next_request_++; }
+  const wire::Challenge& challenge(ConnId id) const { return challenges_.at(id); }
 
   RecordingTransport transport;
   std::vector<Event> observed;

@@ -69,6 +69,7 @@ struct EngineOptions {
 
 struct EngineStats {
   std::size_t connections = 0;
+  std::size_t channels = 0;             // members carried by connections of many (not in connections)
   std::size_t unauthenticated = 0;      // connections that have not sent a valid Hello yet
   std::uint64_t refused_connections = 0; // refused at connect: max_connections was reached
   std::uint64_t evicted_connections = 0; // unauthenticated, closed to admit a newer one at a cap

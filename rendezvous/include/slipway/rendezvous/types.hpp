@@ -142,6 +142,9 @@ struct Limits {
   std::uint32_t max_ranges = 1024;         // ranges in one member set
   std::uint32_t max_members = 1u << 20;    // member records kept (departed ones are recycled)
   std::uint32_t max_connections = 1u << 17;
+  // Members one connection may carry in channels at once (an agent's tasks;
+  // docs/rendezvous.md, "Many members on one connection").
+  std::uint32_t max_channels_per_connection = 1024;
   // Connections that have not authenticated yet: at most this many at once
   // (the server lowers it to a quarter of its descriptor limit), and at most
   // max_unauthenticated_per_address of them from one peer address; past

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -36,6 +37,8 @@ enum class Type : std::uint8_t {
   hello = 2,
   welcome = 3,
   heartbeat = 4,
+  channel = 5,  // one member's frame on a connection that carries many
+  closed = 6,   // inside a channel only: it is closed (either direction)
   put = 10,
   get = 11,
   wait_for = 12,
@@ -86,6 +89,29 @@ struct Welcome {
 
 struct Heartbeat {
   bool operator==(const Heartbeat&) const = default;
+};
+
+// One frame of one member on a connection that carries many (an agent's
+// tasks): `body` is a whole frame body of its own (its type byte first, any
+// type but channel), for channel `channel` (>= 1). A channel opens with a
+// Hello inside it (MAC over the connection's server nonce and the channel
+// number, see client_mac), is answered by a Welcome inside it, and from then
+// on carries that member's requests, replies and events exactly as a
+// connection of its own would. Channel 0 is the connection itself.
+struct ChannelFrame {
+  std::uint32_t channel = 0;
+  std::string body;
+  bool operator==(const ChannelFrame&) const = default;
+};
+
+// Inside a channel: server -> client, the server closed the channel (its
+// member failed, was superseded, or the channel was refused after opening);
+// client -> server, the client gave it up (its member fails as a dropped
+// connection would, unless it left). Either side forgets the channel.
+struct Closed {
+  Status status = Status::connection_lost;
+  std::string reason;
+  bool operator==(const Closed&) const = default;
 };
 
 struct Put {
@@ -219,7 +245,7 @@ struct Reply {
   bool operator==(const Reply&) const = default;
 };
 
-using Message = std::variant<Challenge, Hello, Welcome, Heartbeat, Put, Get, WaitFor,
+using Message = std::variant<Challenge, Hello, Welcome, Heartbeat, ChannelFrame, Closed, Put, Get, WaitFor,
                              CompareAndSwap, Add, Erase, Fence, Subscribe, Unsubscribe, Leave,
                              RequestStop, ListMembers, Declare, Reply, Event>;
 
@@ -230,6 +256,8 @@ void encode(const Challenge& m, std::string& out);
 void encode(const Hello& m, std::string& out);
 void encode(const Welcome& m, std::string& out);
 void encode(const Heartbeat& m, std::string& out);
+void encode(const ChannelFrame& m, std::string& out);
+void encode(const Closed& m, std::string& out);
 void encode(const Put& m, std::string& out);
 void encode(const Get& m, std::string& out);
 void encode(const WaitFor& m, std::string& out);
@@ -251,6 +279,21 @@ void encode(const Event& m, std::string& out);
 void encode_value_reply(std::uint32_t id, Status status, const std::string* value,
                         std::string& out);
 
+// Appends to `out` each whole frame of `frames` (one or more, as encode()
+// writes them) wrapped as a ChannelFrame for `channel`, without building a
+// ChannelFrame first.
+void wrap_in_channel(std::uint32_t channel, std::string_view frames, std::string& out);
+// A frame prefix (as encode_shared_reply_prefix returns) rewritten so that
+// the frame it starts goes inside `channel`.
+std::string channel_prefix(std::uint32_t channel, std::string_view prefix);
+// Bytes a channel adds to a frame: type byte and channel number.
+inline constexpr std::size_t kChannelOverheadBytes = 5;
+// Splits a ChannelFrame body (type byte first) into its channel and inner
+// body without copying; false when it is too short or names channel 0 or
+// nests a channel.
+bool split_channel(std::span<const std::uint8_t> body, std::uint32_t& channel,
+                   std::span<const std::uint8_t>& inner);
+
 // Decodes one frame body. On failure returns false and sets `error` to a
 // short description (which field, which bound).
 bool decode(std::span<const std::uint8_t> body, const Limits& limits, Message& out,
@@ -262,8 +305,12 @@ bool decode(std::span<const std::uint8_t> body, const Limits& limits, Message& o
 std::string encode_fence_body(const std::vector<FenceBlob>& blobs);
 std::string encode_shared_reply_prefix(std::uint32_t id, std::size_t shared_body_bytes);
 
-// The byte strings the two MACs of the handshake cover.
-Digest client_mac(const HmacKey& key, const Nonce& server_nonce, const Hello& hello);
+// The byte strings the two MACs of the handshake cover. A Hello opening a
+// channel (channel >= 1) covers the channel number too, so that it cannot be
+// moved to another channel; channel 0 (the connection's own Hello) covers
+// the same bytes as before channels existed.
+Digest client_mac(const HmacKey& key, const Nonce& server_nonce, const Hello& hello,
+                  std::uint32_t channel = 0);
 Digest server_mac(const HmacKey& key, const Nonce& server_nonce, const Nonce& client_nonce);
 
 }  // namespace slipway::rendezvous::wire
