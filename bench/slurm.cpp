@@ -9,7 +9,9 @@
 //
 //   slipway-bench slurm [RUNS [RUNS_1000]]     (defaults 5 and 3)
 //
-// Last line: `slurm: srun_ratio=R srun_ratio_1000=R1000 ...`.
+// Last line: `slurm: srun_ratio=R srun_ratio_1000=R1000 ... steps_12=S
+// steps_1000=S1000`, the job steps each program started (the count its
+// controller says in its first line, from one more untimed run).
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +29,21 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// The job steps a program's controller says it starts ("(N tasks, S job
+// steps)" in its first line), from one run of `command`; -1 when absent.
+long job_steps_of(const std::string& command) {
+  std::string output;
+  if (FILE* pipe = popen((command + " 2>&1").c_str(), "r")) {
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+    pclose(pipe);
+  }
+  const auto at = output.find(" job steps)");
+  if (at == std::string::npos) return -1;
+  const auto start = output.rfind(' ', at - 1);
+  return start == std::string::npos ? -1 : std::atol(output.c_str() + start + 1);
+}
 using slipway::bench::alternating_medians_ms;
 using slipway::bench::sibling_program;
 
@@ -74,6 +91,9 @@ int run_slurm_bench(const std::vector<std::string>& args) {
              cd + "srun -N3 -n1000 -p cpu /bin/true" + quiet},
             runs_1000);
       }
+      const long steps_12 = job_steps_of(cd + "srun -N3 -n12 -p cpu --program='" + topology.string() + "'");
+      const long steps_1000 =
+          job_steps_of(cd + "srun -N3 -n1000 -p cpu --program='" + topology_1000.string() + "'");
       if (!medians.empty() && medians_1000.empty()) {
         std::fprintf(stderr, "\n*** slurm: a 1000-task run failed; srun_ratio_1000 reads n/a ***\n\n");
         medians_1000 = {0, 0};
@@ -101,11 +121,11 @@ int run_slurm_bench(const std::vector<std::string>& args) {
         };
         std::printf("slurm: srun_ratio=%.2f srun_ratio_1000=%s program_ms=%.1f srun_ms=%.1f "
                     "program_1000_ms=%s srun_1000_ms=%s launch_in_salloc_ms=%.1f "
-                    "srun_in_salloc_ms=%.1f\n",
+                    "srun_in_salloc_ms=%.1f steps_12=%ld steps_1000=%ld\n",
                     slipway_ms / srun_ms,
                     figure(medians_1000[1] > 0 ? medians_1000[0] / medians_1000[1] : 0, "%.2f").c_str(),
                     slipway_ms, srun_ms, figure(medians_1000[0], "%.1f").c_str(),
-                    figure(medians_1000[1], "%.1f").c_str(), launch_ms, salloc_srun_ms);
+                    figure(medians_1000[1], "%.1f").c_str(), launch_ms, salloc_srun_ms, steps_12, steps_1000);
         status = 0;
       }
     }
