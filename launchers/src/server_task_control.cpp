@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "slipway/base/local_address.hpp"
+#include "slipway/rendezvous/agent_connection.hpp"
 #include "slipway/rendezvous/client.hpp"
 
 namespace slipway::launch {
@@ -22,7 +23,8 @@ tasks::JoinResult ServerTaskControl::join_connected(const tasks::JoinRequest& re
                                                     Member& member) {
   tasks::JoinResult result;
   try {
-    member.client = rendezvous::Client::connect(endpoint_, token_, member.identity);
+    if (!agent_ || !agent_->connected()) agent_ = rendezvous::AgentConnection::connect(endpoint_, token_);
+    member.client = agent_->join(member.identity);
     for (const auto& [key, value] : request.published) {
       member.client->put(key, value, rendezvous::Scope::task);
     }

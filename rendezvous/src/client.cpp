@@ -16,12 +16,6 @@
 namespace slipway::rendezvous {
 namespace {
 
-std::string this_host() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 std::uint32_t to_ms(std::chrono::milliseconds d) {
   if (d.count() <= 0) return 0;
   return static_cast<std::uint32_t>(std::min<long long>(d.count(), 0xffffffffLL));
@@ -48,29 +42,40 @@ void Client::Impl::expect_ok(const wire::Reply& r, Status also_fine) {
 }
 
 void Client::Impl::dispatch_event(Event&& e) {
+  Impl& l = link();
   {
-    std::lock_guard lock(events_mutex);
-    events.push_back(std::move(e));
+    std::lock_guard lock(l.events_mutex);
+    l.events.emplace_back(self, std::move(e));
   }
-  events_cv.notify_one();
+  l.events_cv.notify_one();
 }
 
 void Client::Impl::event_loop() {
   pthread_setname_np(pthread_self(), "slipway-rdzv-ev");
   for (;;) {
     Event e;
+    // A channel's session is held while its callbacks are collected; this
+    // Impl's own is not (it outlives this thread, which it joins).
+    std::shared_ptr<Impl> session;
+    Impl* target = this;
     {
       std::unique_lock lock(events_mutex);
       events_cv.wait(lock, [&] { return events_stop || !events.empty(); });
       if (events_stop) return;
-      e = std::move(events.front());
+      const std::weak_ptr<Impl>& to = events.front().first;
+      if (to.owner_before(self) || self.owner_before(to)) {
+        session = to.lock();
+        target = session.get();
+      }
+      e = std::move(events.front().second);
       events.pop_front();
     }
+    if (!target) continue;  // its client is gone
     std::vector<EventCallback> targets;
     {
-      std::lock_guard lock(subs_mutex);
+      std::lock_guard lock(target->subs_mutex);
       const auto bit = static_cast<std::uint8_t>(e.kind);
-      for (const auto& [id, sub] : subs) {
+      for (const auto& [id, sub] : target->subs) {
         if ((sub.kinds & bit) == 0) continue;
         if (e.kind == EventKind::key_changed && e.key.compare(0, sub.prefix.size(), sub.prefix) != 0) continue;
         targets.push_back(sub.callback);
@@ -83,26 +88,35 @@ void Client::Impl::event_loop() {
         rdzv_log()->error("rendezvous: an event callback threw: {}", ex.what());
       }
     }
+    release_on_link_thread(session);
   }
 }
 
-Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::Client(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) { impl_->self = impl_; }
 
 Client::~Client() {
-  if (impl_ && (on_thread(impl_->reader) || on_thread(impl_->event_thread))) {
+  if (!impl_) return;
+  Impl& l = impl_->link();
+  if (on_thread(l.reader) || on_thread(l.event_thread)) {
+    if (impl_->host) {
+      // A channel closed from a callback on its link's threads: close it
+      // here; the link must not be destroyed by the thread it would join.
+      impl_->shutdown();
+      if (impl_->host.use_count() == 1) new std::shared_ptr<Impl>(std::move(impl_->host));  // leaked
+      return;
+    }
     // Destroyed from one of its own callbacks: the thread cannot join itself.
     // Stop the connection and leave the state to the running thread (leaked).
     ::shutdown(impl_->fd.get(), SHUT_RDWR);
-    (void)impl_.release();
+    new std::shared_ptr<Impl>(std::move(impl_));
     return;
   }
 }
 
 std::unique_ptr<Client> Client::connect(const std::string& endpoint, const std::string& token,
                                         Identity identity, ClientOptions options) {
-  if (identity.host.empty()) identity.host = this_host();
-  if (identity.pid == 0) identity.pid = ::getpid();
-  auto impl = std::make_unique<Impl>(endpoint, std::move(options));
+  fill_in_host_and_pid(identity);
+  auto impl = std::make_shared<Impl>(endpoint, std::move(options));
   impl->identity = std::move(identity);
   impl->open(token, true);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
@@ -110,7 +124,7 @@ std::unique_ptr<Client> Client::connect(const std::string& endpoint, const std::
 
 std::unique_ptr<Client> Client::connect_observer(const std::string& endpoint, const std::string& token,
                                                  ClientOptions options) {
-  auto impl = std::make_unique<Impl>(endpoint, std::move(options));
+  auto impl = std::make_shared<Impl>(endpoint, std::move(options));
   impl->open(token, false);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
@@ -322,7 +336,7 @@ void Client::fence_async(const std::string& name, const MemberSet& members, std:
 }
 
 void Client::close() {
-  if (on_thread(impl_->reader) || on_thread(impl_->event_thread)) {
+  if (!impl_->host && (on_thread(impl_->reader) || on_thread(impl_->event_thread))) {
     throw Error(Status::invalid_request, "Client::close() from one of its own callbacks");
   }
   impl_->shutdown();

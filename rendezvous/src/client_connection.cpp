@@ -47,12 +47,13 @@ wire::Message read_frame(int fd, const Limits& limits, std::uint32_t max_bytes,
 
 Client::Impl::Impl(std::string endpoint_text, ClientOptions opts)
     : endpoint(std::move(endpoint_text)), options(std::move(opts)),
-      frames(options.limits.max_frame_bytes), read_buffer(64 * 1024) {}
+      frames(options.limits.max_frame_bytes) {}
 
 Client::Impl::~Impl() { shutdown(); }
 
 void Client::Impl::open(const std::string& token, bool as_member) {
   if (token.empty()) throw Error(Status::auth_failed, "the program's secret is empty (SLIPWAY_TOKEN)");
+  read_buffer.resize(64 * 1024);  // only a connection's owner reads (a channel does not)
   const Endpoint ep = parse_endpoint(endpoint);
   const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
   fd = detail::connect_tcp(ep.host, ep.port, deadline);
@@ -76,12 +77,13 @@ void Client::Impl::open(const std::string& token, bool as_member) {
       std::max(1.5, static_cast<double>(std::min<std::uint32_t>(challenge->miss_budget, 600)) - 0.5);
   silence = std::chrono::duration_cast<std::chrono::nanoseconds>(heartbeat * silent_intervals);
 
-  const HmacKey key(token);
+  key.emplace(token);
+  server_nonce = challenge->server_nonce;
   wire::Hello hello;
   hello.role = as_member ? wire::Role::member : wire::Role::observer;
   if (as_member) hello.identity = identity;
   random_bytes(hello.client_nonce);
-  hello.mac = wire::client_mac(key, challenge->server_nonce, hello);
+  hello.mac = wire::client_mac(*key, challenge->server_nonce, hello);
   std::string frame;
   wire::encode(hello, frame);
   if (!detail::write_all(fd.get(), frame)) {
@@ -95,7 +97,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
                                      (as_member ? identity.name() : std::string("this observer")) + ": " +
                                      welcome->message);
   }
-  const Digest expected = wire::server_mac(key, challenge->server_nonce, hello.client_nonce);
+  const Digest expected = wire::server_mac(*key, challenge->server_nonce, hello.client_nonce);
   if (!constant_time_equal(expected, welcome->server_mac)) {
     throw Error(Status::auth_failed, "the server at " + endpoint +
                                          " does not know this program's secret: it is not this program's rendezvous");
@@ -141,10 +143,10 @@ void Client::Impl::abandon(std::uint32_t id) {
     std::lock_guard lock(pending_mutex);
     auto it = pending.find(id);
     if (it == pending.end()) return;
-    if (it->second.quick) quick_in_flight.fetch_sub(1);
+    if (it->second.quick) link().quick_in_flight.fetch_sub(1);
     pending.erase(it);
   }
-  flush();  // nothing may stay corked behind a request that will not be answered
+  link().flush();  // nothing may stay corked behind a request that will not be answered
 }
 
 // The connection is gone: every pending request completes with `error`, and
@@ -162,9 +164,31 @@ void Client::Impl::fail_everything(const Error& error, bool notify) {
     p.handler(wire::Reply{id, error.status(), error.what(), std::monostate{}});
   }
   if (notify && options.on_disconnect) options.on_disconnect(error);
+  if (host) return;
+  // A link: every member it carries goes with it.
+  std::vector<std::shared_ptr<Impl>> carried;
+  {
+    std::lock_guard lock(channels_mutex);
+    for (auto& [number, weak] : channels) {
+      if (auto c = weak.lock()) carried.push_back(std::move(c));
+    }
+    channels.clear();
+  }
+  for (auto& c : carried) {
+    {
+      std::lock_guard lock(c->welcome_mutex);
+      if (!c->channel_welcome) c->channel_welcome = wire::Welcome{error.status(), error.what(), {}, 0};
+    }
+    c->welcome_cv.notify_all();
+    c->fail_everything(error, notify);
+  }
 }
 
 void Client::Impl::shutdown() {
+  if (host) {
+    close_channel();
+    return;
+  }
   closing.store(true);
   if (reader.joinable()) {
     const std::uint64_t one = 1;

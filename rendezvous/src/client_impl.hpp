@@ -13,6 +13,15 @@
 // flushes it right after the next batch of replies, which is on its way.
 // Pipelined requests thus cost one write per batch instead of one each, and
 // a lone request is sent immediately.
+//
+// Channels (AgentConnection): an Impl may be a member carried on another
+// Impl's connection (its link, an observer connection that owns the socket,
+// the reader thread and the event thread). Such a channel Impl keeps only
+// what is per member (identity, pending requests, subscriptions): its
+// requests go, wrapped in ChannelFrames, into the link's send buffer; the
+// link's reader dispatches their replies and events to it; the link's
+// heartbeats and silence cover it; and when the link fails, every channel
+// on it fails with it.
 #pragma once
 
 #include <atomic>
@@ -25,10 +34,14 @@
 
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/frame_reader.hpp"
+#include "slipway/rendezvous/token.hpp"
 #include "slipway/rendezvous/wire.hpp"
 #include "socket_fd.hpp"
 
 namespace slipway::rendezvous {
+
+// An identity's host and pid, when left empty/0: this host and process.
+void fill_in_host_and_pid(Identity& identity);
 
 inline std::int64_t steady_now_ns() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
@@ -37,6 +50,44 @@ struct Client::Impl {
 
   Impl(std::string endpoint_text, ClientOptions opts);
   ~Impl();
+
+  // The Impl owning the connection: this one, or the link of a channel.
+  Impl& link() { return host ? *host : *this; }
+  const Impl& link() const { return host ? *host : *this; }
+  // Channels: set on a channel Impl, whose link is `host`.
+  std::shared_ptr<Impl> host;
+  std::uint32_t channel = 0;
+  std::weak_ptr<Impl> self;  // for events queued on the link's event thread
+  // On a link: its open channels, and the next channel number (never reused).
+  std::mutex channels_mutex;
+  std::unordered_map<std::uint32_t, std::weak_ptr<Impl>> channels;
+  std::uint32_t next_channel = 1;
+  // On a link: what a channel's Hello needs (the connection's challenge).
+  std::optional<HmacKey> key;
+  wire::Nonce server_nonce{};
+  std::string wrap_scratch;  // send_mutex held
+  // On a channel, until its Welcome comes (the link's reader delivers it).
+  std::mutex welcome_mutex;
+  std::condition_variable welcome_cv;
+  std::optional<wire::Welcome> channel_welcome;
+  // Opens this channel Impl on its link as a member (identity set); throws
+  // Error as open() does. client_channel.cpp.
+  void open_channel();
+  // Closes this channel: tells the server (unless the link is gone),
+  // forgets it on the link, fails what is pending. client_channel.cpp.
+  void close_channel();
+  // Drops `session`, a reference held on one of the link's own threads:
+  // if it is the last one to a channel whose link would go with it, both
+  // are leaked instead (a thread cannot join itself), as a Client
+  // destroyed from its own callback is.
+  static void release_on_link_thread(std::shared_ptr<Impl>& session);
+  // A decoded frame for this session (the connection's own, or one of a
+  // channel's inner frames).
+  void handle_message(wire::Message&& m);
+  // Appends one request frame for this session to the link's send buffer
+  // (send_mutex held), wrapped for a channel.
+  template <class Encode>
+  void encode_locked(Encode&& encode, std::uint32_t id);
 
   // Connects and authenticates; joins when `member`. Throws Error.
   void open(const std::string& token, bool member);
@@ -160,10 +211,23 @@ struct Client::Impl {
 
   std::mutex events_mutex;
   std::condition_variable events_cv;
-  std::deque<Event> events;
+  // On a link: events for it and its channels, each with its session.
+  std::deque<std::pair<std::weak_ptr<Impl>, Event>> events;
   bool events_stop = false;
   std::thread event_thread;
 };
+
+template <class Encode>
+void Client::Impl::encode_locked(Encode&& encode, std::uint32_t id) {
+  Impl& l = link();
+  if (channel == 0) {
+    encode(id, l.send_buffer);
+    return;
+  }
+  l.wrap_scratch.clear();
+  encode(id, l.wrap_scratch);
+  wire::wrap_in_channel(channel, l.wrap_scratch, l.send_buffer);
+}
 
 template <class Encode>
 std::uint32_t Client::Impl::submit(Encode&& encode, ReplyHandler handler, bool quick) {
@@ -175,15 +239,16 @@ std::uint32_t Client::Impl::submit(Encode&& encode, ReplyHandler handler, bool q
     if (next_id == 0) next_id = 1;
     pending.emplace(id, Pending{std::move(handler), quick});
   }
-  std::lock_guard lock(send_mutex);
+  Impl& l = link();
+  std::lock_guard lock(l.send_mutex);
   // A quick request already in flight guarantees a reply batch, after which
   // the reader flushes (it takes send_mutex after counting the reply).
-  const int before = quick ? quick_in_flight.fetch_add(1) : quick_in_flight.load();
-  encode(id, send_buffer);
-  if ((before == 0 || send_buffer.size() > (256u << 10)) && !flush_locked()) {
+  const int before = quick ? l.quick_in_flight.fetch_add(1) : l.quick_in_flight.load();
+  encode_locked(std::forward<Encode>(encode), id);
+  if ((before == 0 || l.send_buffer.size() > (256u << 10)) && !l.flush_locked()) {
     {
       std::lock_guard plock(pending_mutex);
-      if (pending.erase(id) && quick) quick_in_flight.fetch_sub(1);
+      if (pending.erase(id) && quick) l.quick_in_flight.fetch_sub(1);
     }
     throw Error(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint + " while sending");
   }
@@ -192,12 +257,12 @@ std::uint32_t Client::Impl::submit(Encode&& encode, ReplyHandler handler, bool q
 
 template <class Encode>
 wire::Reply Client::Impl::call(Encode&& encode, std::chrono::milliseconds timeout, bool quick) {
-  forbid_blocking_on_reader();
+  link().forbid_blocking_on_reader();
   auto slot = std::make_shared<CallSlot>();
   const std::uint32_t id = submit(
       std::forward<Encode>(encode), [slot](wire::Reply&& r) { slot->complete(std::move(r)); }, quick);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  if (quick) lead_reads(*slot, deadline);
+  if (quick) link().lead_reads(*slot, deadline);
   std::unique_lock lock(slot->m);
   if (!slot->cv.wait_until(lock, deadline, [&] { return slot->done.load(std::memory_order_acquire); })) {
     lock.unlock();

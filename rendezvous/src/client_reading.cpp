@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "client_impl.hpp"
+#include "log.hpp"
 
 namespace slipway::rendezvous {
 namespace {
@@ -173,11 +174,33 @@ bool Client::Impl::read_batch() {
 }
 
 void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
+  std::uint32_t number = 0;
+  std::span<const std::uint8_t> inner;
+  const bool in_channel = wire::split_channel(body, number, inner);
   wire::Message m;
   std::string error;
-  if (!wire::decode(body, options.limits, m, error)) {
+  if (!wire::decode(in_channel ? inner : body, options.limits, m, error)) {
     throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent a malformed frame: " + error);
   }
+  if (!in_channel) {
+    if (!body.empty() && body[0] == static_cast<std::uint8_t>(wire::Type::channel)) {
+      throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent a malformed channel frame");
+    }
+    handle_message(std::move(m));
+    return;
+  }
+  std::shared_ptr<Impl> target;
+  {
+    std::lock_guard lock(channels_mutex);
+    auto it = channels.find(number);
+    if (it != channels.end()) target = it->second.lock();
+  }
+  // A channel closed on this side meanwhile: what was on its way is dropped.
+  if (target) target->handle_message(std::move(m));
+  release_on_link_thread(target);
+}
+
+void Client::Impl::handle_message(wire::Message&& m) {
   if (auto* reply = std::get_if<wire::Reply>(&m)) {
     ReplyHandler handler;
     {
@@ -185,7 +208,7 @@ void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
       auto it = pending.find(reply->id);
       if (it == pending.end()) return;  // the caller gave up (timed out)
       handler = std::move(it->second.handler);
-      if (it->second.quick) quick_in_flight.fetch_sub(1);
+      if (it->second.quick) link().quick_in_flight.fetch_sub(1);
       pending.erase(it);
     }
     handler(std::move(*reply));
@@ -193,6 +216,22 @@ void Client::Impl::handle_frame(std::span<const std::uint8_t> body) {
     dispatch_event(std::move(*event));
   } else if (std::holds_alternative<wire::Heartbeat>(m)) {
     // The server's answer to ours: it is alive (last_receive_ns is set).
+  } else if (auto* w = std::get_if<wire::Welcome>(&m); w && host) {
+    {
+      std::lock_guard lock(welcome_mutex);
+      channel_welcome = std::move(*w);
+    }
+    welcome_cv.notify_all();
+  } else if (auto* closed = std::get_if<wire::Closed>(&m); closed && host) {
+    {
+      std::lock_guard lock(host->channels_mutex);
+      host->channels.erase(channel);
+    }
+    rdzv_log()->warn("rendezvous: the rendezvous at {} closed the channel of {}: {}", endpoint,
+                     identity.name(), printable(closed->reason));
+    fail_everything(Error(closed->status, "the rendezvous at " + endpoint + " closed the channel of " +
+                                              identity.name() + ": " + closed->reason),
+                    true);
   } else {
     throw Error(Status::protocol_error, "the rendezvous at " + endpoint + " sent an unexpected message");
   }

@@ -168,7 +168,7 @@ void Engine::State::scan(TimePoint now) {
   std::vector<ConnId> silent;
   for (auto& [id, c] : conns) {
     // A channel's member is as alive as the connection carrying it.
-    if (c.closed || c.parent != 0 || (c.phase != Conn::Phase::member && c.channels.empty())) continue;
+    if (c.closed || c.parent != 0 || (c.phase != Conn::Phase::member && !c.carries_channels())) continue;
     if (stall.count() > 0) c.last_seen = std::min(now, c.last_seen + stall);
     if (now - c.last_seen > heartbeat_budget) silent.push_back(id);
   }
@@ -345,7 +345,7 @@ void Engine::State::close_conn(Conn& c, const std::string& why_failed) {
   if (c.closed) return;
   c.closed = true;
   forget_unauthenticated(c);
-  if (!c.channels.empty()) close_channels(c, why_failed.empty() ? "connection closed" : why_failed);
+  if (c.carries_channels()) close_channels(c, why_failed.empty() ? "connection closed" : why_failed);
   if (c.member) {
     Member* m = c.member;
     c.member = nullptr;

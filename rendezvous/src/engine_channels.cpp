@@ -72,8 +72,9 @@ void Engine::State::handle_channel_frame(Conn& c, std::span<const std::uint8_t> 
     protocol_error(c, "channel " + std::to_string(channel) + ": " + error);
     return;
   }
-  auto it = c.channels.find(channel);
-  if (it == c.channels.end()) {
+  if (!c.channels) c.channels = std::make_unique<std::unordered_map<std::uint32_t, ConnId>>();
+  auto it = c.channels->find(channel);
+  if (it == c.channels->end()) {
     if (auto* hello = std::get_if<wire::Hello>(&m)) {
       open_channel(c, channel, *hello, now);
     }
@@ -100,10 +101,10 @@ void Engine::State::handle_channel_frame(Conn& c, std::span<const std::uint8_t> 
 void Engine::State::open_channel(Conn& c, std::uint32_t channel, const wire::Hello& hello,
                                  TimePoint now) {
   const std::uint32_t cap = options.limits.max_channels_per_connection;
-  if (c.channels.size() >= cap) {
+  if (c.channels->size() >= cap) {
     wire::Welcome refusal;
     refusal.status = Status::limit_exceeded;
-    refusal.message = "this connection carries " + std::to_string(c.channels.size()) +
+    refusal.message = "this connection carries " + std::to_string(c.channels->size()) +
                       " members already (Limits::max_channels_per_connection = " +
                       std::to_string(cap) + "): open another connection";
     scratch.clear();
@@ -118,15 +119,15 @@ void Engine::State::open_channel(Conn& c, std::uint32_t channel, const wire::Hel
   child.parent = c.id;
   child.channel = channel;
   child.server_nonce = c.server_nonce;
-  c.channels.emplace(channel, id);
+  c.channels->emplace(channel, id);
   ++channel_conns;
   handle_hello(child, hello);
 }
 
 void Engine::State::close_channels(Conn& c, const std::string& why) {
   std::vector<ConnId> ids;
-  ids.reserve(c.channels.size());
-  for (const auto& [channel, id] : c.channels) ids.push_back(id);
+  ids.reserve(c.channels->size());
+  for (const auto& [channel, id] : *c.channels) ids.push_back(id);
   for (ConnId id : ids) {
     auto it = conns.find(id);
     if (it == conns.end()) continue;
@@ -138,7 +139,7 @@ void Engine::State::close_channels(Conn& c, const std::string& why) {
 void Engine::State::detach_channel(Conn& c, const std::string& why) {
   auto p = conns.find(c.parent);
   if (p == conns.end()) return;
-  p->second.channels.erase(c.channel);
+  if (p->second.channels) p->second.channels->erase(c.channel);
   if (p->second.closed || !c.welcomed) return;
   scratch.clear();
   wire::encode(wire::Closed{Status::connection_lost, why.empty() ? "channel closed" : why}, scratch);

@@ -67,8 +67,10 @@ struct Conn {
   ConnId parent = 0;
   std::uint32_t channel = 0;
   bool welcomed = false;  // a channel answered with an ok Welcome (so its closing is told)
-  // On a connection: its open channels, by number.
-  std::unordered_map<std::uint32_t, ConnId> channels;
+  // On a connection that opened any: its open channels, by number (a
+  // pointer, so that a channel's own Conn does not carry an empty map).
+  std::unique_ptr<std::unordered_map<std::uint32_t, ConnId>> channels;
+  bool carries_channels() const { return channels && !channels->empty(); }
   std::vector<std::uint64_t> waits;
   std::vector<Subscription> subscriptions;
   bool closed = false;

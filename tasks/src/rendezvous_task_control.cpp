@@ -13,6 +13,7 @@
 
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/core/contract.hpp"
+#include "slipway/rendezvous/agent_connection.hpp"
 #include "slipway/rendezvous/client.hpp"
 
 namespace slipway::tasks {
@@ -90,7 +91,10 @@ std::vector<JoinResult> RendezvousTaskControl::join(const std::vector<JoinReques
       identity.node = request.task->node;
       identity.replica = request.task->replica;
       identity.attempt = request.attempt;
-      member->client = rendezvous::Client::connect(endpoint_, token_, identity, options);
+      if (!agent_ || !agent_->connected()) {
+        agent_ = rendezvous::AgentConnection::connect(endpoint_, token_);
+      }
+      member->client = agent_->join(identity, options);
       // One subscription hears both a program stop and the key through
       // which the launcher stops this one task.
       const std::string stop_key = core::keys::stop(request.task->node, request.task->replica);

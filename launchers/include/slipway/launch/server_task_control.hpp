@@ -4,8 +4,9 @@
 // (rendezvous::Server::join_local), many in one trip to the server thread,
 // and its pid and end are sent in batches (update_local). A task whose
 // hooks need a member connection (an mpi task: its PMIx server speaks to
-// the rendezvous) joins instead by connecting a rendezvous client to the
-// server, as an agent's task would.
+// the rendezvous) joins instead as a rendezvous client of the server, as an
+// agent's task would: all such tasks on one connection
+// (rendezvous::AgentConnection).
 //
 // Contract: as TaskControl. Published keys are not announced by notices:
 // the launcher hears key changes from its ControlPlane and passes them to
@@ -19,6 +20,10 @@
 
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/tasks/task_control.hpp"
+
+namespace slipway::rendezvous {
+class AgentConnection;
+}
 
 namespace slipway::launch {
 
@@ -47,6 +52,7 @@ class ServerTaskControl final : public tasks::TaskControl {
   std::string endpoint_;
   std::string token_;
   std::string host_name_;
+  std::shared_ptr<rendezvous::AgentConnection> agent_;  // carries the connected members
   std::map<tasks::TaskId, Member> members_;
   std::vector<rendezvous::Server::LocalChange> changes_;  // not sent yet
 };

@@ -12,6 +12,12 @@
 // Error(invalid_request)). Event callbacks run on a separate event thread,
 // in order, and may call blocking methods. A member that is destroyed without leave() is reported failed
 // ("connection lost"): that is how a crashed task looks too.
+//
+// A Client from AgentConnection::join is one member of many on a shared
+// connection: the same API and contract, except that its connection, its
+// reader and event threads and its heartbeats are the AgentConnection's
+// (its event callbacks share one thread with the other members'), and
+// close() or destruction closes its channel only.
 #pragma once
 
 #include <chrono>
@@ -128,8 +134,9 @@ class Client {
   struct Impl;
 
  private:
-  explicit Client(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend class AgentConnection;
+  explicit Client(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // shared with its queued events (weakly) and its channels
 };
 
 }  // namespace slipway::rendezvous

@@ -1,7 +1,8 @@
 // RendezvousTaskControl: the task runner's control plane (task_control.hpp)
 // over the rendezvous client, as slipway-exec uses it: each task joins as a
-// member of its own connection (node, replica, attempt; this host and
-// process), publishes its ports as task-scoped keys (withdrawn if it dies),
+// member (node, replica, attempt; this host and process), all of them on one
+// connection (rendezvous::AgentConnection: one socket and two threads for
+// any number of replicas), publishes its ports as task-scoped keys (withdrawn if it dies),
 // has its wanted keys pushed to it (no polling; at most 256 waits
 // outstanding per task, the next sent as answers come), and hears "program
 // stopping" and its own stop key stop/NODE/REPLICA. A lost connection to
@@ -9,8 +10,10 @@
 // its launcher. Answers arrive on the client's threads and are handed to
 // the runner's thread as notices (an eventfd).
 //
-// Contract: join() connects and may throw nothing; a task that cannot join
-// gets the client's error. client() is the task's member connection, kept
+// Contract: join() connects (once, then again only after the connection was
+// lost) and may throw nothing; a task that cannot join gets the client's
+// error. client() is the task's member (its channel on the shared
+// connection), kept
 // until the control is destroyed (a PMIx server host may still hold it
 // after the task ended). ended() leaves with the exit code; a rendezvous
 // that is gone by then is ignored (nobody is left to tell).
@@ -22,6 +25,10 @@
 #include <string>
 
 #include "slipway/tasks/task_control.hpp"
+
+namespace slipway::rendezvous {
+class AgentConnection;
+}
 
 namespace slipway::tasks {
 
@@ -55,6 +62,7 @@ class RendezvousTaskControl final : public TaskControl {
   std::string token_;
   std::chrono::milliseconds wait_timeout_;
   std::shared_ptr<Inbox> inbox_;
+  std::shared_ptr<rendezvous::AgentConnection> agent_;  // carries every member
   std::map<TaskId, std::unique_ptr<Member>> members_;
 };
 

@@ -1,0 +1,153 @@
+// A member on a shared connection (AgentConnection): opening its channel
+// (a Hello inside it, proved with the connection's challenge and the
+// channel number), closing it, and the AgentConnection that hands them out.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "client_impl.hpp"
+#include "slipway/rendezvous/agent_connection.hpp"
+
+namespace slipway::rendezvous {
+
+void fill_in_host_and_pid(Identity& identity) {
+  if (identity.host.empty()) {
+    char name[256] = {};
+    identity.host = ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+  }
+  if (identity.pid == 0) identity.pid = ::getpid();
+}
+
+namespace {
+
+// Appends `m`, wrapped for `channel`, to the link's send buffer and writes
+// it; false when the connection is gone.
+bool send_in_channel(Client::Impl& link, std::uint32_t channel, const wire::Message& m) {
+  std::lock_guard lock(link.send_mutex);
+  link.wrap_scratch.clear();
+  wire::encode(m, link.wrap_scratch);
+  wire::wrap_in_channel(channel, link.wrap_scratch, link.send_buffer);
+  return link.flush_locked();
+}
+
+}  // namespace
+
+void Client::Impl::open_channel() {
+  Impl& l = *host;
+  l.forbid_blocking_on_reader();
+  wire::Hello hello;
+  hello.role = wire::Role::member;
+  hello.identity = identity;
+  random_bytes(hello.client_nonce);
+  {
+    std::lock_guard lock(l.channels_mutex);
+    channel = l.next_channel++;
+    if (l.next_channel == 0) l.next_channel = 1;
+    l.channels[channel] = self;
+  }
+  auto forget = [&] {
+    std::lock_guard lock(l.channels_mutex);
+    l.channels.erase(channel);
+  };
+  {
+    // After registering: a link that fails from now on fails this channel
+    // too (it is marked broken before its channels are failed).
+    std::unique_lock broken_lock(l.pending_mutex);
+    if (l.broken) {
+      const Error error = *l.broken_error;
+      broken_lock.unlock();
+      forget();
+      throw error;
+    }
+  }
+  hello.mac = wire::client_mac(*l.key, l.server_nonce, hello, channel);
+  if (!send_in_channel(l, channel, hello)) {
+    forget();
+    throw Error(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint + " while joining " +
+                                             identity.name());
+  }
+  std::unique_lock lock(welcome_mutex);
+  if (!welcome_cv.wait_for(lock, options.connect_timeout, [&] { return channel_welcome.has_value(); })) {
+    lock.unlock();
+    forget();
+    send_in_channel(l, channel, wire::Closed{Status::timeout, "no Welcome in time"});
+    throw Error(Status::timeout, "the rendezvous at " + endpoint + " did not answer the join of " +
+                                     identity.name() + " within " +
+                                     std::to_string(options.connect_timeout.count()) + " ms");
+  }
+  const wire::Welcome w = std::move(*channel_welcome);
+  lock.unlock();
+  if (w.status != Status::ok) {
+    forget();
+    throw Error(w.status, "the rendezvous at " + endpoint + " refused " + identity.name() + ": " + w.message);
+  }
+  const Digest expected = wire::server_mac(*l.key, l.server_nonce, hello.client_nonce);
+  if (!constant_time_equal(expected, w.server_mac)) {
+    forget();
+    send_in_channel(l, channel, wire::Closed{Status::auth_failed, "server proof did not match"});
+    throw Error(Status::auth_failed, "the server at " + endpoint +
+                                         " does not know this program's secret: it is not this program's rendezvous");
+  }
+  member = true;
+  generation = w.generation;
+}
+
+void Client::Impl::release_on_link_thread(std::shared_ptr<Impl>& session) {
+  if (session && session.use_count() == 1 && session->host && session->host.use_count() == 1) {
+    new std::shared_ptr<Impl>(std::move(session));  // leaked, with its link
+  }
+  session.reset();
+}
+
+void Client::Impl::close_channel() {
+  bool was_open = false;
+  {
+    std::lock_guard lock(host->channels_mutex);
+    was_open = host->channels.erase(channel) > 0;
+  }
+  bool link_broken = false;
+  {
+    std::lock_guard lock(host->pending_mutex);
+    link_broken = host->broken;
+  }
+  if (was_open && !link_broken) {
+    send_in_channel(*host, channel, wire::Closed{Status::connection_lost, "closed by its client"});
+  }
+  fail_everything(Error(Status::connection_lost, "the rendezvous client was closed"), false);
+}
+
+AgentConnection::AgentConnection(std::shared_ptr<Client::Impl> link) : link_(std::move(link)) {}
+
+AgentConnection::~AgentConnection() = default;
+
+std::shared_ptr<AgentConnection> AgentConnection::connect(const std::string& endpoint,
+                                                          const std::string& token,
+                                                          ClientOptions options) {
+  auto link = std::make_shared<Client::Impl>(endpoint, std::move(options));
+  link->self = link;
+  link->open(token, false);
+  return std::shared_ptr<AgentConnection>(new AgentConnection(std::move(link)));
+}
+
+std::unique_ptr<Client> AgentConnection::join(Identity identity, ClientOptions options) {
+  fill_in_host_and_pid(identity);
+  options.limits = link_->options.limits;
+  auto impl = std::make_shared<Client::Impl>(link_->endpoint, std::move(options));
+  impl->host = link_;
+  impl->identity = std::move(identity);
+  impl->heartbeat = link_->heartbeat;
+  impl->self = impl;
+  impl->open_channel();
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+bool AgentConnection::connected() const {
+  std::lock_guard lock(link_->pending_mutex);
+  return !link_->broken;
+}
+
+std::size_t AgentConnection::members() const {
+  std::lock_guard lock(link_->channels_mutex);
+  return link_->channels.size();
+}
+
+}  // namespace slipway::rendezvous
