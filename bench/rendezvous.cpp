@@ -3,18 +3,23 @@
 //      TCPStore's Python client uses (the same pattern, side by side), the
 //      same calls pipelined through the async API, and a raw TCP ping-pong as
 //      the loopback floor of any blocking round trip on this machine;
-//  (b) N members (1k, 4k, 16k, 64k) joining, each publishing a 64-byte address
-//      (task scope), then one program-wide fence: wall time, and the growth of
-//      the server's resident memory per member. The members are N real,
-//      authenticated TCP connections multiplexed by one client process (one
-//      thread, epoll) speaking the wire protocol directly; no batch API. They
-//      connect from 64 loopback addresses, as members on many hosts would.
+//  (b) N members (1k, 4k, 16k, 100k) joining, each publishing a 64-byte
+//      address (task scope), then one program-wide fence: wall time, the
+//      server's CPU per member and the growth of its resident memory per
+//      member. The members are carried by emulated agents (--per-agent,
+//      default 100 members each), one real authenticated TCP connection per
+//      agent with a channel per member, as slipway-exec and the launcher
+//      carry their tasks; --per-agent 1 gives each member a connection of
+//      its own, as before agents shared one. All are multiplexed by one
+//      client process (one thread, epoll) speaking the wire protocol
+//      directly, from 64 loopback addresses, as agents on many hosts would.
 // Every server runs in a process of its own (this binary re-executed with
 // --serve), as TCPStore's master does in its peer script.
 #include <signal.h>
 #include <spawn.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -321,19 +326,24 @@ SingleClient single_client(int pairs, int rounds, const std::string& token) {
   return best;
 }
 
-// N members over N connections from this one thread (level-triggered epoll,
-// non-blocking sockets): connect, answer the challenge with Hello +
-// Put(address) + Fence(program) in one write, wait for the fence. Sockets
-// stay open until the caller has measured the server.
+// N members from this one thread (level-triggered epoll, non-blocking
+// sockets), carried by emulated agents of `per_agent` members each: one
+// connection per agent, as slipway-exec and the launcher hold one for all
+// their tasks. An agent connects, answers the challenge, and sends, in one
+// write, per member a Hello (in a channel of its own; with one member per
+// agent, on the connection itself as a task's own client does), a Put of
+// its address and a Fence over the program, then waits for the fences.
+// Sockets stay open until the caller has measured the server.
 class Swarm {
  public:
-  Swarm(const std::string& endpoint, const std::string& token, std::uint32_t n)
-      : key_(token), n_(n), epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
+  Swarm(const std::string& endpoint, const std::string& token, std::uint32_t n, std::uint32_t per_agent)
+      : key_(token), n_(n), per_agent_(std::max<std::uint32_t>(1, per_agent)),
+        epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
     const auto ep = rdzv::parse_endpoint(endpoint);
     server_.sin_family = AF_INET;
     server_.sin_port = htons(ep.port);
     ::inet_pton(AF_INET, ep.host.c_str(), &server_.sin_addr);
-    members_.resize(n);
+    agents_.resize((n + per_agent_ - 1) / per_agent_);
   }
   ~Swarm() {
     close();
@@ -351,34 +361,36 @@ class Swarm {
     }
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   }
-  // Reset, not closed: a FIN from this side would leave N sockets in
+  // Reset, not closed: a FIN from this side would leave the sockets in
   // TIME_WAIT for a minute, whose entries slow the kernel's lookups for the
   // next run (68k of them made a 16k run 30 % slower).
   void close() {
     const linger reset{1, 0};
-    for (auto& m : members_) {
-      if (m.fd < 0) continue;
-      ::setsockopt(m.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-      ::close(m.fd);
-      m.fd = -1;
+    for (auto& a : agents_) {
+      if (a.fd < 0) continue;
+      ::setsockopt(a.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      ::close(a.fd);
+      a.fd = -1;
     }
   }
 
  private:
-  struct Member {
+  struct Agent {
     int fd = -1;
     wire::FrameReader reader{1 << 20};
   };
 
   // At most 256 connections wait for their challenge at once.
   void launch() {
-    while (connecting_ < 256 && next_ < n_) {
+    const auto agents = static_cast<std::uint32_t>(agents_.size());
+    while (connecting_ < 256 && next_ < agents) {
       const std::uint32_t i = next_++;
       const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-      // Members come from many hosts: spread the connections over 64 source
+      // Agents run on many hosts: spread the connections over 64 source
       // addresses of 127/8, or the kernel's ephemeral-port search for one
       // (source, destination) pair dominates the run (measured: half the
-      // CPU at 16k), a cost of this one-process client, not of the server.
+      // CPU at 16k connections), a cost of this one-process client, not of
+      // the server.
       const int one = 1;
       ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
       sockaddr_in source{};
@@ -394,17 +406,20 @@ class Swarm {
       ev.events = EPOLLIN;
       ev.data.u32 = i;
       ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
-      members_[i].fd = fd;
+      agents_[i].fd = fd;
       ++connecting_;
     }
   }
 
   void on_readable(std::uint32_t i) {
-    Member& m = members_[i];
-    std::uint8_t buf[2048];
-    const ssize_t n = ::recv(m.fd, buf, sizeof buf, 0);
-    if (n <= 0) throw std::runtime_error("swarm: the server closed member m." + std::to_string(i));
-    const bool ok = m.reader.feed(std::span(buf, static_cast<std::size_t>(n)), [&](std::span<const std::uint8_t> body) {
+    Agent& a = agents_[i];
+    std::uint8_t buf[65536];
+    const ssize_t n = ::recv(a.fd, buf, sizeof buf, 0);
+    if (n <= 0) throw std::runtime_error("swarm: the server closed agent " + std::to_string(i));
+    const bool ok = a.reader.feed(std::span(buf, static_cast<std::size_t>(n)), [&](std::span<const std::uint8_t> body) {
+      std::uint32_t channel = 0;
+      std::span<const std::uint8_t> inner;
+      if (wire::split_channel(body, channel, inner)) body = inner;
       wire::Message msg;
       std::string error;
       if (!wire::decode(body, rdzv::Limits{}, msg, error)) throw std::runtime_error("swarm: " + error);
@@ -418,32 +433,65 @@ class Swarm {
       }
       return true;
     });
-    if (!ok) throw std::runtime_error("swarm: " + m.reader.error());
+    if (!ok) throw std::runtime_error("swarm: " + a.reader.error());
+  }
+
+  // Appends `m` for `channel` (0: the connection itself) to out_.
+  void put(std::uint32_t channel, const wire::Message& m) {
+    if (channel == 0) return wire::encode(m, out_);
+    frame_.clear();
+    wire::encode(m, frame_);
+    wire::wrap_in_channel(channel, frame_, out_);
   }
 
   void answer(std::uint32_t i, const wire::Challenge& ch) {
     --connecting_;
     launch();
-    wire::Hello hello;
-    hello.identity = rdzv::Identity{"m", i, 0, "bench", ::getpid()};
-    hello.client_nonce[0] = static_cast<std::uint8_t>(i);
-    hello.client_nonce[1] = static_cast<std::uint8_t>(i >> 8);
-    hello.mac = wire::client_mac(key_, ch.server_nonce, hello);
     out_.clear();
-    wire::encode(hello, out_);
-    wire::encode(wire::Put{1, rdzv::Scope::task, "addr/m/" + std::to_string(i) + "/p", std::string(64, 'a')}, out_);
-    wire::encode(wire::Fence{2, "boot", rdzv::MemberSet::program(), false, "", 0}, out_);
-    if (::send(members_[i].fd, out_.data(), out_.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out_.size())) {
-      throw std::runtime_error("swarm: short write");
+    const std::uint32_t first = i * per_agent_;
+    const std::uint32_t count = std::min(per_agent_, n_ - first);
+    if (per_agent_ > 1) {
+      wire::Hello agent;
+      agent.role = wire::Role::observer;
+      agent.client_nonce[0] = static_cast<std::uint8_t>(i);
+      agent.client_nonce[1] = static_cast<std::uint8_t>(i >> 8);
+      agent.mac = wire::client_mac(key_, ch.server_nonce, agent);
+      wire::encode(agent, out_);
+    }
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const std::uint32_t member = first + k;
+      const std::uint32_t channel = per_agent_ > 1 ? k + 1 : 0;
+      wire::Hello hello;
+      hello.identity = rdzv::Identity{"m", member, 0, "bench", ::getpid()};
+      hello.client_nonce[0] = static_cast<std::uint8_t>(member);
+      hello.client_nonce[1] = static_cast<std::uint8_t>(member >> 8);
+      hello.client_nonce[2] = static_cast<std::uint8_t>(member >> 16);
+      hello.mac = wire::client_mac(key_, ch.server_nonce, hello, channel);
+      put(channel, hello);
+      put(channel, wire::Put{1, rdzv::Scope::task, "addr/m/" + std::to_string(member) + "/p", std::string(64, 'a')});
+      put(channel, wire::Fence{2, "boot", rdzv::MemberSet::program(), false, "", 0});
+    }
+    std::size_t sent = 0;
+    while (sent < out_.size()) {
+      const ssize_t w = ::send(agents_[i].fd, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
+      if (w > 0) {
+        sent += static_cast<std::size_t>(w);
+      } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd p{agents_[i].fd, POLLOUT, 0};
+        ::poll(&p, 1, 1000);
+      } else {
+        throw std::runtime_error("swarm: write failed");
+      }
     }
   }
 
   rdzv::HmacKey key_;
   std::uint32_t n_;
+  std::uint32_t per_agent_;
   int epoll_;
   sockaddr_in server_{};
-  std::vector<Member> members_;
-  std::string out_;
+  std::vector<Agent> agents_;
+  std::string out_, frame_;
   std::uint32_t next_ = 0, connecting_ = 0, fenced_ = 0;
 };
 
@@ -454,11 +502,11 @@ struct JoinFence {
   double members_cpu_ms = 0;  // the simulated members' (this process's)
 };
 
-JoinFence join_fence(std::uint32_t n, const std::string& token) {
+JoinFence join_fence(std::uint32_t n, std::uint32_t per_agent, const std::string& token) {
   Child server = Child::spawn({"--serve", "m=" + std::to_string(n)}, token);
   const std::string endpoint = server.line();
   const std::int64_t before = rss_bytes(server.pid);
-  Swarm swarm(endpoint, token, n);
+  Swarm swarm(endpoint, token, n, per_agent);
   JoinFence out;
   const double server_cpu = cpu_ms(server.pid), own_cpu = own_cpu_ms();
   out.ms = swarm.run_ms();
@@ -488,13 +536,17 @@ int run(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "--echo") return echo();
   int pairs = 10000;
   int rounds = 5;
-  std::vector<std::uint32_t> sizes = {1000, 4000, 16000, 64000};
+  std::vector<std::uint32_t> sizes = {1000, 4000, 16000, 100000};
+  std::uint32_t per_agent = 100;  // members per emulated agent (one connection each)
   bool with_peer = true;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--pairs" && i + 1 < args.size()) pairs = std::stoi(args[++i]);
     if (args[i] == "--quick") pairs = 2000, rounds = 2, sizes = {1000};
     if (args[i] == "--rounds" && i + 1 < args.size()) rounds = std::max(1, std::stoi(args[++i]));
     if (args[i] == "--members-only") with_peer = false;
+    if (args[i] == "--per-agent" && i + 1 < args.size()) {
+      per_agent = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::stoul(args[++i])));
+    }
     if (args[i] == "--sizes" && i + 1 < args.size()) {
       sizes.clear();
       std::istringstream list(args[++i]);
@@ -530,18 +582,23 @@ int run(const std::vector<std::string>& args) {
   }
 
   std::printf("(b) N members join, publish a 64-byte address, one program-wide fence\n");
-  std::printf("    (N authenticated connections from one process; fd limit %llu per process)\n",
-              static_cast<unsigned long long>(rl.rlim_cur));
-  double bytes_per_member = 0;
+  std::printf("    (agents of %u members, one authenticated connection each, all from one process;\n"
+              "    fd limit %llu per process)\n",
+              per_agent, static_cast<unsigned long long>(rl.rlim_cur));
+  double bytes_per_member = 0, cpu_us_per_member = 0;
   for (std::uint32_t n : sizes) {
-    if (n + 64 > rl.rlim_cur) {
-      std::printf("  N=%u: skipped, needs %u file descriptors per process (raise `ulimit -Hn`)\n", n, n + 64);
+    const std::uint32_t agents = (n + per_agent - 1) / per_agent;
+    if (agents + 64 > rl.rlim_cur) {
+      std::printf("  N=%u: skipped, needs %u file descriptors per process (raise `ulimit -Hn`)\n", n,
+                  agents + 64);
       summary << " join_fence_" << n / 1000 << "k_ms=n/a";
       continue;
     }
-    const JoinFence r = join_fence(n, token);
-    std::printf("  N=%-6u %8.1f ms   cpu: server %6.0f ms, members %6.0f ms   server memory %5.0f bytes/member\n",
-                n, r.ms, r.server_cpu_ms, r.members_cpu_ms, r.bytes_per_member);
+    const JoinFence r = join_fence(n, per_agent, token);
+    std::printf("  N=%-6u over %5u agents %8.1f ms   cpu: server %6.0f ms (%.1f us/member), members %6.0f ms   "
+                "server memory %5.0f bytes/member\n",
+                n, agents, r.ms, r.server_cpu_ms, r.server_cpu_ms * 1000.0 / n, r.members_cpu_ms,
+                r.bytes_per_member);
     const std::string ms = "join_fence_" + std::to_string(n / 1000) + "k_ms=" + std::to_string(static_cast<long>(r.ms + 0.5));
     if (n == 16000) {
       head_16k = ms;
@@ -550,8 +607,12 @@ int run(const std::vector<std::string>& args) {
     }
     summary << " join_fence_" << n / 1000 << "k_server_cpu_ms=" << static_cast<long>(r.server_cpu_ms + 0.5);
     bytes_per_member = r.bytes_per_member;
+    cpu_us_per_member = r.server_cpu_ms * 1000.0 / n;
   }
+  // Of the largest size run.
   summary << " server_bytes_per_member=" << static_cast<long>(bytes_per_member);
+  summary << " server_cpu_us_per_member=" << fixed2(cpu_us_per_member);
+  summary << " members_per_agent=" << per_agent;
   std::string line = head_ratio;
   if (!head_16k.empty()) line += (line.empty() ? "" : " ") + head_16k;
   line += summary.str();
@@ -563,5 +624,5 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 SLIPWAY_BENCHMARK("rendezvous",
-                  "put+get vs torch TCPStore; 1k/4k/16k/64k members join, publish and fence",
+                  "put+get vs torch TCPStore; 1k/4k/16k/100k members (agents of 100) join, publish and fence",
                   run);
