@@ -31,5 +31,6 @@ void register_runs(CLI::App& app, CommandContext& ctx);
 void register_logs(CLI::App& app, CommandContext& ctx);
 void register_events(CLI::App& app, CommandContext& ctx);
 void register_top(CLI::App& app, CommandContext& ctx);
+void register_doctor(CLI::App& app, CommandContext& ctx);
 
 }  // namespace slipway::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   register_run(app, ctx);
   register_status(app, ctx);
   register_top(app, ctx);
+  register_doctor(app, ctx);
   register_stop(app, ctx);
   register_checkpoint(app, ctx);
   register_scale(app, ctx);
