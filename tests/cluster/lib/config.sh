@@ -56,6 +56,10 @@ SlurmdLogFile=$CL_LOG/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 SlurmdParameters=config_overrides
+# srun listens for its steps below the kernel's ephemeral range
+# (ip_local_port_range, where a program's rendezvous listens), as sites
+# with firewalls set it: tests/system/doctor blocks that range alone.
+SrunPortRange=20000-30000
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres

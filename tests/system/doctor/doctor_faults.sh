@@ -4,8 +4,9 @@
 # plugin, versions and munge). Then faults, one at a time, each found with
 # its host and exit status 1: slipway.so missing on fn2 and one built for
 # Slurm 21.08 on fn3 (plugstack.conf names it under the hosts' private
-# /var/tmp, as an `optional` line, as the package's snippet is); munged
-# stopped. The cluster is put back as it was.
+# /var/tmp, as an `optional` line, as the package's snippet is); fn2's
+# connections to this host's ephemeral ports dropped; munged stopped. The
+# cluster is put back as it was.
 source "$(dirname "$0")/../launchers/lib.sh"
 HOSTS=$(sinfo -h -N -o %N | sort -u)
 
@@ -66,6 +67,24 @@ expect_line planted "^OK +fn1 +plugin +"
 expect_no_line planted "^PROBLEM +fn1 "
 expect_line planted "slipway doctor: 2 problems found"
 cp "$SLIPWAY_CLUSTER_DIR/etc/plugstack.conf.cluster" "$conf"
+
+# fn2 cannot open connections to this host's ephemeral ports (a policy
+# routing rule in fn2's network namespace drops its TCP to the controller's
+# address at ports of ip_local_port_range, as a firewall would; srun's own
+# ports are below that range, SrunPortRange).
+ns=sw$SLIPWAY_CLUSTER_NET_ID-fn2
+controller=${SLIPWAY_CLUSTER_CONTROLLER%:*}
+read -r low high </proc/sys/net/ipv4/ip_local_port_range
+[ "$low" -gt 30000 ] || fail "ip_local_port_range starts at $low, inside SrunPortRange 20000-30000"
+block=(pref 10 to "$controller" ipproto tcp dport "$low-$high" blackhole)
+ip -n "$ns" rule add "${block[@]}"
+trap 'ip -n "$ns" rule del "${block[@]}" 2>/dev/null; rm -rf "/var/tmp/$D" "$SLIPWAY_CLUSTER_DIR"/nodes/*/var-tmp/"$D"' EXIT
+run_logged blocked salloc -N3 -p cpu "$SLIPWAY" doctor
+ip -n "$ns" rule del "${block[@]}"
+[ "$status" -eq 1 ] || fail "doctor exited $status with fn2's connections to this host's ports dropped"
+expect_line blocked "^PROBLEM +fn2 +ports +did not reach [0-9.]+:[0-9]+ in 30 s"
+expect_line blocked "fix: let the compute hosts open TCP connections to .* ports $low-$high "
+for h in fn1 fn3; do expect_line blocked "^OK +$h +ports +reaches "; done
 
 # munged stopped: no credential, found without an allocation.
 (
