@@ -373,7 +373,8 @@ std::unique_ptr<Link> EndpointCore::connect_link(ByteView address, Link::ErrorCa
   const bool by_tcp = !peer.tcp_address.empty() && tcp_;
   // UCX's shared memory within a host, else TCP, else UCX (RDMA alone).
   if (by_ucx && (!by_tcp || (same_host && ucx_shared_memory_))) {
-    return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)));
+    return std::make_unique<UcxLink>(ucx::Ep::connect(worker_, peer.ucx, std::move(on_error)),
+                                     same_host && ucx_shared_memory_);
   }
   if (by_tcp) return tcp_->connect(peer.tcp_address, peer.tcp_port, std::move(on_error));
   throw ChannelError(Errc::transport,

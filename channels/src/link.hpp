@@ -66,16 +66,18 @@ class Link {
   std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
 };
 
-// A link over a UCX endpoint (shared memory within a host).
+// A link over a UCX endpoint (`shared_memory`: to a peer on this host, by
+// UCX's shared-memory transports; else RDMA).
 class UcxLink final : public Link {
  public:
-  explicit UcxLink(std::unique_ptr<ucx::Ep> ep);
+  UcxLink(std::unique_ptr<ucx::Ep> ep, bool shared_memory);
   void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
             std::uint32_t flags) override;
   bool failed() const noexcept override { return ep_->failed(); }
 
  private:
   std::unique_ptr<ucx::Ep> ep_;
+  bool shared_memory_;
 };
 
 }  // namespace slipway::channels::detail

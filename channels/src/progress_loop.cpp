@@ -345,13 +345,21 @@ void ProgressLoop::wait_idle(std::unique_lock<std::mutex>& drive) {
   auto now = Clock::now();
   const auto nap = nap_left(now);
   bool armed = false;
-  if (idle && !settings_.pending() && (nap.count() > 0 || (armed = worker_->arm()))) {
+  bool queue_full = false;
+  if (idle && !settings_.pending() &&
+      (nap.count() > 0 || (armed = worker_->arm()) ||
+       (queue_full = settings_.transferring()))) {
     // Until the nearest timer (at most a minute), or kTransferWait while
     // our transfers are in flight; napping (unarmed: the worker's fd would
-    // not wake it), at most the nap (kMaxNap once callers keep renewing it).
+    // not wake it), at most the nap (kMaxNap once callers keep renewing it);
+    // unarmable while our sends wait for room in a peer's queue, a short
+    // growing sleep (FullQueueBackoff: nothing wakes a sender when room
+    // frees, and spinning takes the core from the peer that must drain it).
     watch_worker(armed);
     auto wait = std::chrono::nanoseconds(std::chrono::minutes(1));
-    if (!armed) {
+    if (queue_full && nap.count() <= 0) {
+      wait = full_queue_.next();
+    } else if (!armed) {
       // A nap that callers renewed since the last one (they keep calling)
       // lasts twice as long, up to kMaxNap: every wake-up of this thread
       // takes a core from a polling thread for tens of microseconds on a
@@ -414,6 +422,7 @@ void ProgressLoop::run() {
     const bool long_round = now - round_start > kPreemptedRound;
     round_start = now;
     if (active) {
+      full_queue_.reset();
       if (!in_burst) window_.observe(now - last_activity, window, limit, preempted);
       polling_ = false;
       in_burst = true;

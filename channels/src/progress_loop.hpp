@@ -27,6 +27,7 @@
 // posted after stop() began are dropped (post returns false).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -76,6 +77,28 @@ class PollWindow {
   std::atomic<std::uint32_t> misses_{0};  // moving share of polled waits that slept, of 1024
   std::atomic<std::uint32_t> waits_{0};
   std::atomic<std::uint32_t> probe_every_{kProbeEvery};
+};
+
+// How long the progress thread sleeps when it cannot arm the worker because
+// sends of its own wait for room in a peer's shared-memory queue: UCX 1.13's
+// posix/sysv transports refuse to arm while such sends are pending and wake
+// no one when the peer frees room, so without this the thread spun at full
+// speed, taking the core from the very peer that must drain the queue (on
+// 2 cores, 8 replay actors spinning so starved the shard: 5k samples/s
+// instead of 100k). Each consecutive refusal sleeps twice as long, from
+// kFirst to kMax; anything happening starts again at kFirst.
+class FullQueueBackoff {
+ public:
+  static constexpr std::chrono::nanoseconds kFirst{std::chrono::microseconds(10)};
+  static constexpr std::chrono::nanoseconds kMax{std::chrono::microseconds(100)};
+  std::chrono::nanoseconds next() noexcept {
+    last_ = last_.count() == 0 ? kFirst : std::min(kMax, 2 * last_);
+    return last_;
+  }
+  void reset() noexcept { last_ = std::chrono::nanoseconds(0); }
+
+ private:
+  std::chrono::nanoseconds last_{0};
 };
 
 // A polling round that found nothing to do and took longer than this was
@@ -206,6 +229,7 @@ class ProgressLoop {
   std::map<TimerKey, Task> timers_;
   std::uint64_t timer_seq_ = 0;
   PollWindow window_;  // after activity (when busy_poll is 0)
+  FullQueueBackoff full_queue_;  // progress thread only
 };
 
 }  // namespace slipway::channels::detail

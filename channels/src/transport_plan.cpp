@@ -1,6 +1,8 @@
 // Choosing a courier endpoint's transports from its TLS setting.
 #include "transport_plan.hpp"
 
+#include <ucp/api/ucp.h>
+
 #include <algorithm>
 #include <initializer_list>
 #include <vector>
@@ -83,6 +85,14 @@ TransportPlan plan_transports(const std::string& tls) {
     plan.ucx_tls = "self";  // TCP alone: UCX only drives the progress loop
   }
   return plan;
+}
+
+std::uint32_t ucx_send_flags(bool shared_memory, std::size_t payload_bytes, std::uint32_t asked) {
+  if (!shared_memory || (asked & (UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_RNDV)) != 0 ||
+      payload_bytes > kSharedMemoryEagerMax) {
+    return asked;
+  }
+  return asked | UCP_AM_SEND_FLAG_EAGER;
 }
 
 }  // namespace slipway::channels::detail

@@ -1,16 +1,20 @@
 // A courier link over a UCX endpoint: one active message per message, the
 // header and payload kept by the message until UCX is done (UCX 1.13 reads
-// a pending send's header until it completes; large payloads go zero-copy
-// by UCX's rendezvous protocol).
+// a pending send's header until it completes; over shared memory payloads
+// up to kSharedMemoryEagerMax go eagerly, larger ones by UCX's rendezvous
+// protocol, zero-copy where the transport can: transport_plan.hpp).
 #include "link.hpp"
+#include "transport_plan.hpp"
 
 namespace slipway::channels::detail {
 
-UcxLink::UcxLink(std::unique_ptr<ucx::Ep> ep) : ep_(std::move(ep)) {}
+UcxLink::UcxLink(std::unique_ptr<ucx::Ep> ep, bool shared_memory)
+    : ep_(std::move(ep)), shared_memory_(shared_memory) {}
 
 void UcxLink::send(unsigned am_id, std::unique_ptr<OutgoingMessage> message, std::uint32_t flags) {
   ucp_ep_h handle = ep_->get();
   const OutgoingMessage& sending = *message;
+  flags = ucx_send_flags(shared_memory_, sending.payload().size(), flags);
   ucp_request_param_t param{};
   if (flags != 0) {
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

@@ -79,3 +79,18 @@ TEST_CASE("a poll window stops while polling is preempted", "[channels][poll]") 
   for (int i = 0; i < 10; ++i) window.observe(20us, window.next(kLimit), kLimit, true);
   CHECK(window.off());
 }
+
+TEST_CASE("a sender whose shared-memory queue is full sleeps a little longer each time, not spins",
+          "[channels][progress]") {
+  using slipway::channels::detail::FullQueueBackoff;
+  FullQueueBackoff backoff;
+  CHECK(backoff.next() == FullQueueBackoff::kFirst);
+  CHECK(backoff.next() == 2 * FullQueueBackoff::kFirst);
+  CHECK(backoff.next() == 4 * FullQueueBackoff::kFirst);
+  std::chrono::nanoseconds last{0};
+  for (int i = 0; i < 20; ++i) last = backoff.next();
+  CHECK(last == FullQueueBackoff::kMax);
+  backoff.reset();  // something happened: short sleeps again
+  CHECK(backoff.next() == FullQueueBackoff::kFirst);
+  CHECK(FullQueueBackoff::kFirst > 0ns);
+}

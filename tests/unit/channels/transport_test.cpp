@@ -6,6 +6,8 @@
 #include "courier_address.hpp"
 #include "transport_plan.hpp"
 
+#include <ucp/api/ucp.h>
+
 using namespace slipway::channels;
 using namespace slipway::channels::detail;
 
@@ -75,4 +77,19 @@ TEST_CASE("UCX never gets tcp: the courier's own TCP takes its place", "[channel
     CHECK(plan.ucx == c.ucx);
     CHECK(plan.shared_memory == c.shared_memory);
   }
+}
+
+TEST_CASE("over shared memory payloads up to kSharedMemoryEagerMax go eagerly, larger ones by "
+          "rendezvous", "[channels][transports]") {
+  const std::uint32_t eager = UCP_AM_SEND_FLAG_EAGER;
+  CHECK(ucx_send_flags(true, 8, 0) == eager);
+  CHECK(ucx_send_flags(true, 32 * 1024 + 300, 0) == eager);  // a replay sample reply
+  CHECK(ucx_send_flags(true, kSharedMemoryEagerMax, 0) == eager);
+  CHECK(ucx_send_flags(true, kSharedMemoryEagerMax + 1, 0) == 0);
+  CHECK(ucx_send_flags(true, 1 << 20, 0) == 0);
+  // What the sender asked for stands; RDMA (not shared memory) is left to UCX.
+  CHECK(ucx_send_flags(true, 8, UCP_AM_SEND_FLAG_RNDV) == UCP_AM_SEND_FLAG_RNDV);
+  CHECK(ucx_send_flags(true, 1 << 20, eager) == eager);
+  CHECK(ucx_send_flags(false, 8, 0) == 0);
+  CHECK(ucx_send_flags(false, 8, eager) == eager);
 }
