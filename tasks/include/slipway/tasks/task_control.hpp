@@ -1,7 +1,8 @@
 // TaskControl: the program's control plane as the task runner sees it, for
 // the tasks it runs: join, publish, read peers' addresses, report a pid and
-// an end, hear stops. Two implementations: over the rendezvous client, one
-// member connection per task (rendezvous_task_control.hpp, slipway-exec),
+// an end, hear stops. Two implementations: over the rendezvous client, a
+// member per task, all on one connection (rendezvous_task_control.hpp,
+// slipway-exec),
 // and over the launcher's in-process rendezvous server (the launcher's
 // server_task_control.hpp).
 //
@@ -17,7 +18,8 @@
 // - started() records the command's pid; ended() is the last call for a
 //   task: it leaves with that exit code. Both may be sent later, in order
 //   (flush() sends what is pending; join() sends it first).
-// - client() is the task's own member connection, for hooks that speak to
+// - client() is the task's own member (a channel of the agent's connection
+//   to the rendezvous), for hooks that speak to
 //   the rendezvous themselves (the PMIx server host); a request with
 //   needs_client gets one where the implementation can make it, else its
 //   join fails.
