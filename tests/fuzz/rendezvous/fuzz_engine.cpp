@@ -90,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.limits.max_members = 6;
   o.limits.max_unauthenticated = 3;
   o.limits.max_unauthenticated_per_address = 2;
+  o.limits.max_channels_per_connection = 2;
   o.make_nonce = [] { return wire::Nonce{}; };
   o.wall_clock_ms = [] { return std::int64_t{1}; };
   Engine engine(o, transport);
@@ -135,8 +136,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 3:
         if (have && !held) {
+          // A request on the connection itself, or in one of its channels
+          // (many members on one connection): a request, a channel's
+          // Hello (a wrong MAC now and then) or its Closed.
           std::string frame;
-          wire::encode(request(s, next_id++), frame);
+          const std::uint32_t channel = s.next() % 4;
+          switch (channel == 0 ? 0 : s.next() % 3) {
+            case 0:
+              wire::encode(request(s, next_id++), frame);
+              break;
+            case 1: {
+              wire::Hello h;
+              h.identity = Identity{s.next() % 3 ? "n" : "m", s.next() % 8u, s.next() % 2u, "h", 1};
+              h.mac = wire::client_mac(key, wire::Nonce{}, h, channel);
+              if (s.next() % 8 == 0) h.mac[0] ^= 1;
+              wire::encode(h, frame);
+              break;
+            }
+            default:
+              wire::encode(wire::Closed{Status::connection_lost, "gone"}, frame);
+          }
+          if (channel != 0) {
+            std::string wrapped;
+            wire::wrap_in_channel(channel, frame, wrapped);
+            frame.swap(wrapped);
+          }
           feed(frame);
         }
         break;
@@ -175,7 +199,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const EngineStats st = engine.stats();
     if (st.members_alive > st.member_records || st.pending_fences > 4 || st.member_records > 6 ||
-        st.unauthenticated > 3 || st.unauthenticated > st.connections) {
+        st.unauthenticated > 3 || st.unauthenticated > st.connections ||
+        st.channels > 2 * st.connections) {
       std::abort();
     }
   }
