@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <utility>
 
 #include "endpoint_core.hpp"
 #include "slipway/rendezvous/printable.hpp"
@@ -23,6 +24,7 @@ struct Responder::State {
   std::string method;
   bool oneway = false;
   std::atomic<bool> answered{false};
+  Bytes* request = nullptr;  // while the handler runs: what take_request() hands over
 
   bool answer(wire::Kind kind, wire::RemoteStatus status, Bytes data) {
     if (answered.exchange(true)) return false;
@@ -67,6 +69,11 @@ void Responder::fail(std::string message) {
   }
 }
 
+Bytes Responder::take_request() {
+  if (!state_ || !state_->request) return {};
+  return std::exchange(*state_->request, Bytes());
+}
+
 const std::string& Responder::method() const noexcept { return state_->method; }
 bool Responder::oneway() const noexcept { return state_->oneway; }
 
@@ -96,6 +103,11 @@ struct Job {
 
   void run() noexcept {
     std::string error;
+    state->request = &request;
+    struct Taken {  // take_request() only during the call
+      Responder::State& state;
+      ~Taken() { state.request = nullptr; }
+    } taken{*state};
     try {
       (*handler)(ByteView(request), std::move(*responder));
       return;

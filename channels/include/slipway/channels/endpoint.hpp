@@ -58,6 +58,11 @@ class Responder {
 
   void reply(Bytes result);
   void fail(std::string message);
+  // The request's bytes, handed over without a copy: the ByteView the
+  // handler was given stays valid as long as they live (a handler keeps
+  // parts of a request past its call). Only from within the handler's own
+  // call; empty after the first take or once the handler has returned.
+  Bytes take_request();
   const std::string& method() const noexcept;
   bool oneway() const noexcept;  // the caller wants no reply (send())
 
