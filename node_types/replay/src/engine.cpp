@@ -65,7 +65,10 @@ std::optional<std::string> never_samples(const Table& table, std::uint32_t min_n
 struct Engine::ParkedInsert {
   Caller caller;
   std::uint64_t seq = 0;
-  std::vector<Bytes> data;
+  // Each item's bytes: parts of `buffer` when `shared`, else its own.
+  std::vector<ItemBytes> data;
+  Buffer buffer;
+  bool shared = false;
   std::vector<std::vector<std::pair<std::size_t, double>>> targets;  // per item: slot, priority
   std::vector<std::pair<std::size_t, std::int64_t>> counts;          // slot, items going there
   std::uint64_t bytes = 0;
@@ -132,6 +135,9 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
   }
   auto parked = std::make_unique<ParkedInsert>();
   std::map<std::size_t, std::int64_t> counts;
+  // The items share the request's buffer (no copy, one allocation) when
+  // every table they go to lets them go in order; else each is copied out.
+  bool in_order = request.buffer != nullptr;
   for (std::size_t i = 0; i < request.items.size(); ++i) {
     auto& item = request.items[i];
     if (item.data.size() > limits_.max_item_bytes) {
@@ -158,6 +164,7 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
         }
       }
       if (const auto bad = tables_[index]->table.check_priority(priority)) return refuse(Status::invalid, *bad);
+      in_order = in_order && tables_[index]->table.removes_in_order();
       targets.emplace_back(index, priority);
       ++counts[index];
     }
@@ -168,6 +175,12 @@ void Engine::insert(const Caller& caller, InsertRequest request, Time now, Done<
   for (const auto& [index, count] : counts) {
     if (const auto never = never_inserts(tables_[index]->table, count)) return refuse(Status::invalid, *never);
     parked->counts.emplace_back(index, count);
+  }
+  if (in_order) {
+    parked->buffer = std::move(request.buffer);
+    parked->shared = true;
+  } else {
+    for (auto& data : parked->data) data = ItemBytes(data.take());
   }
   if (parked->bytes > limits_.max_data_bytes) {
     return refuse(Status::too_large, "this insert brings " + std::to_string(parked->bytes) +
@@ -226,9 +239,16 @@ Engine::Try Engine::try_insert(ParkedInsert& p) {
   }
   InsertReply reply;
   reply.keys.reserve(p.data.size());
+  std::vector<ItemStore::Data> shared;
+  if (p.shared) {
+    std::vector<std::span<const std::byte>> parts;
+    parts.reserve(p.data.size());
+    for (const auto& data : p.data) parts.push_back(data.view());
+    shared = store_.add_shared(std::move(p.buffer), parts);
+  }
   for (std::size_t i = 0; i < p.data.size(); ++i) {
     const Key key = make_key(shard_, next_counter_++);
-    ItemStore::Data data = store_.add(std::move(p.data[i]));
+    ItemStore::Data data = p.shared ? std::move(shared[i]) : store_.add(p.data[i].take());
     for (const auto& [index, priority] : p.targets[i]) tables_[index]->table.insert(key, priority, data);
     reply.keys.push_back(key);
   }

@@ -140,7 +140,7 @@ void Server::serve(channels::Endpoint& endpoint) {
     const auto order = std::string_view(name) == "insert" ? channels::MethodOrder::bulk
                                                           : channels::MethodOrder::arrival;
     method(endpoint, name, [this, decode, submit, leases](const Caller& caller, ByteReader& in, const Shared& responder) {
-      auto request = decode(in);
+      auto request = decode(in, *responder);
       const auto wait = std::chrono::milliseconds(std::min(request.wait_ms, config_.engine.limits.max_wait_ms));
       // Answered at once (the usual case) or parked: only a parked request
       // has a deadline the timer thread must know of, so only it wakes the
@@ -158,13 +158,20 @@ void Server::serve(channels::Endpoint& endpoint) {
       }
     }, order);
   };
-  parking("insert", wire::decode_insert, [](Engine& e, const Caller& c, InsertRequest r, Time now, auto done) {
+  // An insert keeps the courier's request: its items' data stay where they
+  // came (the engine shares the buffer among them, or copies them out).
+  const auto decode_insert = [](ByteReader& in, channels::Responder& r) {
+    return wire::decode_insert(in, r.take_request());
+  };
+  const auto decode_sample = [](ByteReader& in, channels::Responder&) { return wire::decode_sample(in); };
+  const auto decode_lease = [](ByteReader& in, channels::Responder&) { return wire::decode_lease(in); };
+  parking("insert", decode_insert, [](Engine& e, const Caller& c, InsertRequest r, Time now, auto done) {
     e.insert(c, std::move(r), now, std::move(done));
   });
-  parking("sample", wire::decode_sample, [](Engine& e, const Caller& c, SampleRequest r, Time now, auto done) {
+  parking("sample", decode_sample, [](Engine& e, const Caller& c, SampleRequest r, Time now, auto done) {
     e.sample(c, std::move(r), now, std::move(done));
   });
-  parking("lease", wire::decode_lease, [](Engine& e, const Caller& c, LeaseRequest r, Time now, auto done) {
+  parking("lease", decode_lease, [](Engine& e, const Caller& c, LeaseRequest r, Time now, auto done) {
     e.lease(c, std::move(r), now, std::move(done));
   });
   method(endpoint, "mutate", [this](const Caller& caller, ByteReader& in, const Shared& responder) {

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace slipway::replay::wire {
 
@@ -233,7 +234,11 @@ Bytes encode_leases(const Caller& caller, const LeasesRequest& request) {
   });
 }
 
-InsertRequest decode_insert(ByteReader& r) {
+namespace {
+
+// An insert request; each item's data copied out (`keep` false) or left
+// where it is in what `r` reads.
+InsertRequest decode_insert_items(ByteReader& r, bool keep) {
   InsertRequest request;
   request.seq = r.u64("seq");
   request.wait_ms = r.u32("wait_ms");
@@ -242,7 +247,7 @@ InsertRequest decode_insert(ByteReader& r) {
   for (std::uint32_t i = 0; i < n; ++i) {
     InsertItem item;
     const auto data = r.blob("item data", kAnyBlob);
-    item.data.assign(data.begin(), data.end());
+    item.data = keep ? ItemBytes::part_of(data) : ItemBytes(Bytes(data.begin(), data.end()));
     const std::uint16_t tables = r.u16("table_count");
     if (tables > 64) throw ByteError("table_count: " + std::to_string(tables) + ", at most 64");
     for (std::uint16_t t = 0; t < tables; ++t) {
@@ -253,6 +258,19 @@ InsertRequest decode_insert(ByteReader& r) {
     request.items.push_back(std::move(item));
   }
   r.finish("insert request");
+  return request;
+}
+
+}  // namespace
+
+InsertRequest decode_insert(ByteReader& r) { return decode_insert_items(r, false); }
+
+InsertRequest decode_insert(ByteReader& r, Bytes&& body) {
+  if (r.data() != body.data() || r.size() != body.size()) {
+    throw std::invalid_argument("decode_insert: the reader does not read the body it keeps");
+  }
+  InsertRequest request = decode_insert_items(r, true);
+  request.buffer = std::make_shared<const Bytes>(std::move(body));  // the heap block moves: the parts stay valid
   return request;
 }
 

@@ -31,8 +31,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0: {
         const InsertRequest request = wire::decode_insert(r);
         std::vector<std::pair<wire::View, std::vector<std::pair<std::string, double>>>> items;
-        for (const auto& item : request.items) items.emplace_back(item.data, item.priorities);
+        for (const auto& item : request.items) items.emplace_back(item.data.view(), item.priorities);
         same(wire::encode_insert(caller, request.seq, request.wait_ms, items), data, size);
+        // The server's way (the request kept, the items parts of it) reads the same.
+        Bytes body(reinterpret_cast<const std::byte*>(data), reinterpret_cast<const std::byte*>(data) + size);
+        ByteReader again(body);
+        wire::get_caller(again);
+        const InsertRequest kept = wire::decode_insert(again, std::move(body));
+        if (kept.items.size() != request.items.size()) std::abort();
+        for (std::size_t i = 0; i < kept.items.size(); ++i) {
+          const auto a = kept.items[i].data.view(), b = request.items[i].data.view();
+          if (a.size() != b.size() || (a.size() > 0 && std::memcmp(a.data(), b.data(), a.size()) != 0)) std::abort();
+          if (a.size() > 0 && (a.data() < kept.buffer.data() || a.data() + a.size() > kept.buffer.data() + kept.buffer.size())) {
+            std::abort();  // a part of the kept request
+          }
+        }
         break;
       }
       case 1: same(wire::encode_sample(caller, wire::decode_sample(r)), data, size); break;

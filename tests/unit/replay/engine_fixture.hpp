@@ -20,9 +20,11 @@ inline Bytes bytes_of(const std::string& text) {
   return out;
 }
 
-inline std::string text_of(const Bytes& bytes) {
+inline std::string text_of(std::span<const std::byte> bytes) {
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
+inline std::string text_of(const Bytes& bytes) { return text_of(std::span<const std::byte>(bytes)); }
+inline std::string text_of(const ItemBytes& bytes) { return text_of(bytes.view()); }
 
 inline Caller caller(const std::string& node = "actor", std::uint32_t replica = 0, std::uint32_t attempt = 0,
                      std::uint64_t client = 0) {

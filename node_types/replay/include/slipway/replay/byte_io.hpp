@@ -74,6 +74,8 @@ class ByteReader {
   // A blob of at most max_bytes.
   std::span<const std::byte> blob(const char* what, std::uint64_t max_bytes);
   std::size_t offset() const noexcept { return at_; }
+  const std::byte* data() const noexcept { return in_.data(); }  // what it reads
+  std::size_t size() const noexcept { return in_.size(); }
   std::size_t left() const noexcept { return in_.size() - at_; }
   // Throws unless every byte was read.
   void finish(const char* what) const;

@@ -15,7 +15,7 @@
 namespace slipway::replay {
 
 struct InsertItem {
-  Bytes data;
+  ItemBytes data;  // its own bytes, or a part of the request's `buffer`
   std::vector<std::pair<std::string, double>> priorities;  // table -> priority
 };
 
@@ -23,6 +23,9 @@ struct InsertRequest {
   std::uint64_t seq = 0;  // 0: no de-duplication
   std::uint32_t wait_ms = 0;
   std::vector<InsertItem> items;
+  // The request's bytes, when its items' data are parts of them (the
+  // server's requests: kept, not copied); else none.
+  Buffer buffer;
 };
 
 struct SampleRequest {

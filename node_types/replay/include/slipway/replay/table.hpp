@@ -76,6 +76,14 @@ class Table {
   const TableConfig& config() const noexcept { return config_; }
   const std::string& name() const noexcept { return config_.name; }
   bool is_work() const noexcept { return config_.kind == TableKind::work; }
+  // Whether items leave it in the order they came (a FIFO remover, and a
+  // FIFO sampler where sampling removes them), but for deletes and resets:
+  // the items of one insert request may then share its buffer without
+  // holding much more memory than their own (item_store.hpp).
+  bool removes_in_order() const noexcept {
+    return !is_work() && config_.remover.kind == SelectorKind::fifo &&
+           (config_.max_times_sampled == 0 || config_.sampler.kind == SelectorKind::fifo);
+  }
   std::size_t size() const noexcept { return items_.size(); }
   std::size_t leased() const noexcept { return leases_.size(); }
   std::size_t queued() const noexcept { return sampler_->size(); }

@@ -88,6 +88,10 @@ Bytes encode_table(const Caller& caller, const std::string& table);  // reset
 Bytes encode_leases(const Caller& caller, const LeasesRequest& request);  // ack, nack
 
 InsertRequest decode_insert(ByteReader& r);
+// The same, its items' data left in `body` (the bytes `r` reads), which
+// the request takes over as its buffer: no copy of them. Throws
+// std::invalid_argument when `r` does not read `body`.
+InsertRequest decode_insert(ByteReader& r, Bytes&& body);
 SampleRequest decode_sample(ByteReader& r);
 LeaseRequest decode_lease(ByteReader& r);
 MutateRequest decode_mutate(ByteReader& r);
