@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace slipway::bench {
 
@@ -21,6 +23,10 @@ struct ReplayLoad {
   int sample_n = 32;
   int sample_in_flight = 4;
   std::uint64_t capacity = 100000;  // items the service keeps (oldest dropped first)
+  // The learner checks that items come in the order they were inserted
+  // (a queue of one producer): each actor's numbers without a gap, and no
+  // actor's item after a later actor's (actors' ids grow round by round).
+  bool in_order = false;
 };
 
 struct LoadWindow {
@@ -32,6 +38,25 @@ struct LoadWindow {
 // `id`'s item payload: item_bytes bytes, its first bytes the actor and the
 // item's number, the rest printable filler (valid in a JSON string).
 std::string replay_item(std::size_t item_bytes, int id, std::uint64_t number);
+
+// The actor and number of a replay_item() of `item_bytes`; nothing when
+// `item` is not one whole (another size, no head, a last byte not filler).
+struct ItemId {
+  int actor = 0;
+  std::uint64_t number = 0;
+};
+std::optional<ItemId> parse_replay_item(std::string_view item, std::size_t item_bytes);
+
+// Checks a learner's items for ReplayLoad::in_order; throws saying which
+// item broke it.
+class OrderCheck {
+ public:
+  void next(const ItemId& item);
+
+ private:
+  bool any_ = false;
+  ItemId last_;
+};
 
 // What one role completed in the window.
 struct RoleResult {

@@ -1,10 +1,11 @@
 // The processes of `slipway-bench replay` that make the load: this binary
 // re-executed as `slipway-bench replay --role actor|learner --service
 // redis|json|slipway --address ADDRESS --id N --window START,FROM,TO
-// --load ITEM_BYTES,BATCH,IN_FLIGHT,SAMPLE_N,SAMPLE_IN_FLIGHT,CAPACITY`
+// --load ITEM_BYTES,BATCH,IN_FLIGHT,SAMPLE_N,SAMPLE_IN_FLIGHT,CAPACITY,IN_ORDER`
 // (times in ns of the monotonic clock, which every process of the machine
 // shares). It runs its role (replay_load.hpp) and prints one line,
 // `items=N requests=M`; on failure it says why on stderr and exits 1.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
@@ -41,6 +42,32 @@ std::string replay_item(std::size_t item_bytes, int id, std::uint64_t number) {
   return item;
 }
 
+std::optional<ItemId> parse_replay_item(std::string_view item, std::size_t item_bytes) {
+  if (item.size() != item_bytes || item_bytes == 0) return std::nullopt;
+  int actor = 0;
+  unsigned long long number = 0;
+  int head = 0;
+  const std::string text(item.substr(0, std::min<std::size_t>(item.size(), 47)));
+  if (std::sscanf(text.c_str(), "a%d-i%llu-%n", &actor, &number, &head) != 2 || head == 0) return std::nullopt;
+  if (static_cast<std::size_t>(head) < item_bytes && item.back() != 'x') return std::nullopt;
+  return ItemId{actor, number};
+}
+
+void OrderCheck::next(const ItemId& item) {
+  const auto describe = [](const ItemId& i) {
+    return "actor " + std::to_string(i.actor) + "'s item " + std::to_string(i.number);
+  };
+  if (any_ && item.actor == last_.actor && item.number != last_.number + 1) {
+    throw std::runtime_error("out of order: " + describe(item) + " came after " + describe(last_));
+  }
+  if (any_ && item.actor < last_.actor) {
+    throw std::runtime_error("out of order: " + describe(item) + " came after " + describe(last_) +
+                             " (a later actor's)");
+  }
+  any_ = true;
+  last_ = item;
+}
+
 std::vector<std::string> role_arguments(const RoleSpec& spec) {
   auto ns = [](Clock::time_point t) {
     return std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
@@ -51,7 +78,7 @@ std::vector<std::string> role_arguments(const RoleSpec& spec) {
           ns(spec.window.start) + "," + ns(spec.window.from) + "," + ns(spec.window.to), "--load",
           std::to_string(l.item_bytes) + "," + std::to_string(l.batch) + "," + std::to_string(l.in_flight) + "," +
               std::to_string(l.sample_n) + "," + std::to_string(l.sample_in_flight) + "," +
-              std::to_string(l.capacity)};
+              std::to_string(l.capacity) + "," + (l.in_order ? "1" : "0")};
 }
 
 int role_main(const std::vector<std::string>& args) {
@@ -74,9 +101,9 @@ int role_main(const std::vector<std::string>& args) {
       spec.window = {at_ns(t[0]), at_ns(t[1]), at_ns(t[2])};
     } else if (key == "--load") {
       const auto l = numbers(value);
-      if (l.size() != 6) throw std::invalid_argument("--load needs 6 numbers");
+      if (l.size() != 7) throw std::invalid_argument("--load needs 7 numbers");
       spec.load = {l[0], static_cast<int>(l[1]), static_cast<int>(l[2]), static_cast<int>(l[3]),
-                   static_cast<int>(l[4]), l[5]};
+                   static_cast<int>(l[4]), l[5], l[6] != 0};
     } else {
       throw std::invalid_argument("unknown role argument " + key);
     }

@@ -69,6 +69,7 @@ class ServerProcess {
   }
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
+  pid_t pid() const noexcept { return pid_; }
 
   // Throws when the process has ended.
   void check_running(const std::string& what) {
@@ -132,6 +133,7 @@ class RedisService final : public ReplayService {
     }
   }
   std::string address() const override { return "127.0.0.1:" + std::to_string(port_); }
+  pid_t server_pid() const override { return process_->pid(); }
 
  private:
   std::uint16_t port_ = 0;
@@ -147,37 +149,36 @@ class JsonService final : public ReplayService {
     address_ = "127.0.0.1:" + line.substr(5);
   }
   std::string address() const override { return address_; }
+  pid_t server_pid() const override { return process_.pid(); }
 
  private:
   ServerProcess process_;
   std::string address_;
 };
 
-// slipway-replay as one shard of a node "replay" with one uniform table
-// "replay" (FIFO remover, no rate limit beyond one item), found by its
-// clients through a rendezvous this process serves.
+// slipway-replay as one shard of a node `node` with one table of the same
+// name, `table` its JSON configuration less the name, found by its clients
+// through a rendezvous this process serves.
 class SlipwayService final : public ReplayService {
  public:
-  SlipwayService(std::uint64_t capacity, std::string ucx_tls)
-      : token_(rendezvous::generate_token()), ucx_tls_(std::move(ucx_tls)) {
+  SlipwayService(std::string node, const std::string& table, std::string ucx_tls)
+      : node_(std::move(node)), token_(rendezvous::generate_token()), ucx_tls_(std::move(ucx_tls)) {
     const std::string program = peer("slipway-replay");
     rendezvous::ServerOptions options;
     options.token = token_;
     server_ = std::make_unique<rendezvous::Server>(options);
     server_->start();
-    const std::string config = R"({"tables": [{"name": "replay", "kind": "table", "sampler": {"type": "uniform"}, )"
-                               R"("remover": {"type": "fifo"}, "max_size": )" +
-                               std::to_string(capacity) + R"(, "rate_limiter": {"type": "min_size", "min_size": 1}}]})";
+    const std::string config = R"({"tables": [{"name": ")" + node_ + R"(", )" + table + "}]}";
     std::vector<std::string> env = role_env();
     env.push_back(std::string(core::env::kProgram) + "=bench-replay");
-    env.push_back(std::string(core::env::kNode) + "=replay");
+    env.push_back(std::string(core::env::kNode) + "=" + node_);
     env.push_back(std::string(core::env::kReplica) + "=0");
     env.push_back(std::string(core::env::kReplicas) + "=1");
     env.push_back(std::string(core::env::kAttempt) + "=0");
     env.push_back(std::string(core::env::kReplayConfig) + "=" + config);
     process_ = std::make_unique<ServerProcess>(std::vector<std::string>{program}, std::move(env), true);
     const auto deadline = Clock::now() + 30s;
-    while (!server_->get("ucx/replay/0")) {  // published: it serves
+    while (!server_->get("ucx/" + node_ + "/0")) {  // published: it serves
       process_->check_running("slipway-replay");
       if (Clock::now() > deadline) throw std::runtime_error("slipway-replay did not publish its address within 30 s");
       std::this_thread::sleep_for(20ms);
@@ -187,7 +188,8 @@ class SlipwayService final : public ReplayService {
     process_.reset();
     server_->stop();
   }
-  std::string address() const override { return "replay"; }
+  std::string address() const override { return node_; }
+  pid_t server_pid() const override { return process_->pid(); }
   std::vector<std::string> role_env() const override {
     std::vector<std::string> env = {std::string(core::env::kRendezvous) + "=" + server_->endpoint(),
                                     std::string(core::env::kToken) + "=" + token_};
@@ -196,6 +198,7 @@ class SlipwayService final : public ReplayService {
   }
 
  private:
+  std::string node_;
   std::string token_;
   std::string ucx_tls_;
   std::unique_ptr<rendezvous::Server> server_;
@@ -221,7 +224,15 @@ std::vector<std::string> environment_with(const std::vector<std::string>& extra)
 std::unique_ptr<ReplayService> start_redis(std::uint64_t capacity) { return std::make_unique<RedisService>(capacity); }
 std::unique_ptr<ReplayService> start_json(std::uint64_t capacity) { return std::make_unique<JsonService>(capacity); }
 std::unique_ptr<ReplayService> start_slipway(std::uint64_t capacity, const std::string& ucx_tls) {
-  return std::make_unique<SlipwayService>(capacity, ucx_tls);
+  return std::make_unique<SlipwayService>(
+      "replay",
+      R"("kind": "table", "sampler": {"type": "uniform"}, "remover": {"type": "fifo"}, "max_size": )" +
+          std::to_string(capacity) + R"(, "rate_limiter": {"type": "min_size", "min_size": 1})",
+      ucx_tls);
+}
+std::unique_ptr<ReplayService> start_slipway_queue(std::uint64_t capacity, const std::string& ucx_tls) {
+  return std::make_unique<SlipwayService>("queue", R"("kind": "queue", "max_size": )" + std::to_string(capacity),
+                                          ucx_tls);
 }
 
 }  // namespace slipway::bench
