@@ -50,7 +50,8 @@ void export_python_package() {
   }
   const char* library = std::getenv(core::env::kCourierLibrary);
   if (library && *library) return;
-  for (const fs::path& candidate : {bin_dir() / ".." / SLIPWAY_INSTALL_LIBDIR / "libslipway-courier.so",
+  for (const fs::path& candidate : {bin_dir() / ".." / SLIPWAY_INSTALL_LIBDIR / "slipway" / "libslipway-courier.so",
+                                    bin_dir() / ".." / SLIPWAY_INSTALL_LIBDIR / "libslipway-courier.so",
                                     bin_dir() / ".." / "lib" / "libslipway-courier.so"}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) {

@@ -29,6 +29,16 @@ if(SLIPWAY_WITH_PMIX)
   if(NOT PMIX_FOUND)
     message(WARNING "pmix not found (libpmix-dev): building without the PMIx server")
     set(SLIPWAY_WITH_PMIX OFF)
+  elseif(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/libpmix.so.2")
+    # Debian's pmix.pc adds -rpath to its private directory (pmix2/lib), but
+    # libpmix2 also links libpmix.so.2 into the multiarch directory, where
+    # the loader looks anyway: no RUNPATH in our binaries (lintian's
+    # custom-library-search-path).
+    get_target_property(_pmix_options PkgConfig::PMIX INTERFACE_LINK_OPTIONS)
+    if(_pmix_options)
+      list(FILTER _pmix_options EXCLUDE REGEX "^(-Wl,)?(-rpath|--enable-new-dtags|/usr/lib/.*pmix2/lib)$")
+      set_target_properties(PkgConfig::PMIX PROPERTIES INTERFACE_LINK_OPTIONS "${_pmix_options}")
+    endif()
   endif()
 endif()
 

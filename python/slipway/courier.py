@@ -98,7 +98,8 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     for build in ("build", os.environ.get("SLIPWAY_BUILD_DIR", "build")):
         yield os.path.join(here, "..", "..", build, "lib", "libslipway-courier.so")
-    yield os.path.join(here, "..", "..", "..", "libslipway-courier.so")  # LIBDIR/slipway/python/slipway
+    yield os.path.join(here, "..", "..", "libslipway-courier.so")  # LIBDIR/slipway/python/slipway
+    yield os.path.join(here, "..", "..", "..", "libslipway-courier.so")  # an older install: LIBDIR
     yield os.path.join(here, "..", "..", "..", "lib", "libslipway-courier.so")  # prefix/lib/python...
     found = ctypes.util.find_library("slipway-courier")
     if found:
