@@ -1,3 +1,4 @@
+#!/usr/bin/python3
 """The JSON-lines replay server of slipway's first actor_learner example, kept
 as the third peer of `slipway-bench replay` after the example moved to the
 built-in replay node (type = "replay"). Same server as that example's

@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (std::size_t i = 0; i < kept.items.size(); ++i) {
           const auto a = kept.items[i].data.view(), b = request.items[i].data.view();
           if (a.size() != b.size() || (a.size() > 0 && std::memcmp(a.data(), b.data(), a.size()) != 0)) std::abort();
-          if (a.size() > 0 && (a.data() < kept.buffer.data() || a.data() + a.size() > kept.buffer.data() + kept.buffer.size())) {
+          if (a.size() > 0 && (a.data() < kept.buffer->data() || a.data() + a.size() > kept.buffer->data() + kept.buffer->size())) {
             std::abort();  // a part of the kept request
           }
         }
