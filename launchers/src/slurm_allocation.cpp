@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 
@@ -184,23 +185,43 @@ std::optional<std::string> node_address_from_scontrol(std::string_view detail,
   return std::string(value);
 }
 
-std::optional<std::uint64_t> max_step_count_from_scontrol(std::string_view config) {
-  constexpr std::string_view kKey = "MaxStepCount";
-  for (std::size_t at = config.find(kKey); at != std::string_view::npos; at = config.find(kKey, at + 1)) {
-    if (at > 0 && config[at - 1] != '\n') continue;  // the key starts its line
-    std::string_view rest = config.substr(at + kKey.size());
-    rest = rest.substr(0, rest.find('\n'));
-    const auto equals = rest.find_first_not_of(" \t");
-    if (equals == std::string_view::npos || rest[equals] != '=') continue;
-    rest = rest.substr(equals + 1);
+std::optional<std::uint64_t> max_step_count_from_config(std::string_view config) {
+  std::size_t start = 0;
+  while (start < config.size()) {
+    std::size_t end = config.find('\n', start);
+    if (end == std::string_view::npos) end = config.size();
+    std::string_view line = config.substr(start, end - start);
+    start = end + 1;
+    line = line.substr(0, line.find('#'));
+    line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+    constexpr std::string_view kKey = "maxstepcount";
+    if (line.size() <= kKey.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < kKey.size(); ++i) {
+      same = same && std::tolower(static_cast<unsigned char>(line[i])) == kKey[i];
+    }
+    if (!same) continue;
+    std::string_view rest = line.substr(kKey.size());
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+    if (rest.empty() || rest.front() != '=') continue;
+    rest.remove_prefix(1);
     rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
     rest = rest.substr(0, rest.find_first_of(" \t\r"));
     std::uint64_t value = 0;
-    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-    if (ec != std::errc() || end != rest.data() + rest.size() || rest.empty()) return std::nullopt;
+    auto [at, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (ec != std::errc() || at != rest.data() + rest.size() || rest.empty()) return std::nullopt;
     return value;
   }
   return std::nullopt;
+}
+
+std::optional<std::uint64_t> max_step_count_of_slurm_conf(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::string text(4u << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return max_step_count_from_config(text).value_or(kSlurmMaxStepCount);
 }
 
 void apply_gpus(SlurmJob& job, const std::map<std::string, std::uint32_t>& gpus) {

@@ -45,8 +45,8 @@ namespace slipway::launch {
 namespace {
 
 // core::env::kLaunchNoGpus is set with kLaunchInSalloc when the salloc we
-// ran asked for no GPU or other GRES: the job then holds none, and scontrol
-// is asked only for the configuration (MaxStepCount).
+// ran asked for no GPU or other GRES: the job then holds none, and there is
+// nothing to ask scontrol.
 
 // What scontrol prints for `commands` given on its standard input: one
 // process for every query (its start-up and authentication cost more than
@@ -918,8 +918,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
     for (const auto& component : job->components) queries.push_back("show job " + component.job_id);
   }
   if (advertise.empty() && !first_host.empty()) queries.push_back("show node " + first_host);
-  queries.push_back("show config");  // MaxStepCount
-  const std::string detail = scontrol(queries);
+  const std::string detail = queries.empty() ? std::string() : scontrol(queries);
   if (!job_has_no_gpus) {
     try {
       apply_gpus(*job, gpus_from_scontrol(detail));
@@ -950,7 +949,10 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
   core::add_satellite_slots(*planned.plan, satellites.jobs);
   // Refused before anything starts when Slurm would refuse its steps.
   const std::size_t steps = first_launch_steps(*planned.plan, launch_units(*planned.plan));
-  const std::optional<std::uint64_t> max_steps = max_step_count_from_scontrol(detail);
+  // From slurm.conf itself: no scontrol round trip at every start.
+  const char* slurm_conf = std::getenv("SLURM_CONF");
+  const std::optional<std::uint64_t> max_steps =
+      max_step_count_of_slurm_conf(slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf");
   if (max_steps) {
     if (auto problem = step_limit_problem(steps, *max_steps)) {
       LaunchOutcome refused;

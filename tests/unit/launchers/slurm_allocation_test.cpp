@@ -1,6 +1,11 @@
 // Reading Slurm allocations: host lists, CPU counts, plain and
 // heterogeneous jobs.
 #include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <map>
 
 #include "slipway/launch/slurm_allocation.hpp"
@@ -107,17 +112,26 @@ TEST_CASE("a node's address comes from scontrol's node record") {
   CHECK(node_address_from_scontrol("NodeName=fn3 NodeAddr=h3 State=IDLE", "fn3") == "h3");
 }
 
-TEST_CASE("MaxStepCount is read from scontrol show config") {
+TEST_CASE("MaxStepCount is read from slurm.conf or scontrol show config") {
   const char* config =
       "Configuration data as of 2026-11-28T15:00:00\n"
-      "AccountingStorageBackupHost = (null)\n"
       "MaxJobCount             = 10000\n"
       "MaxStepCount            = 40000\n"
       "MaxTasksPerNode         = 512\n";
-  CHECK(max_step_count_from_scontrol(config) == 40000u);
-  CHECK(max_step_count_from_scontrol("NodeName=fn1 MaxStepCount=7\n") == std::nullopt);
-  CHECK(max_step_count_from_scontrol("x\nMaxStepCount = lots\n") == std::nullopt);
-  CHECK(max_step_count_from_scontrol("x\nMaxStepCount = 99999999999999999999999\n") == std::nullopt);
-  CHECK(max_step_count_from_scontrol("") == std::nullopt);
-  CHECK(max_step_count_from_scontrol("MaxStepCount = 8\n") == 8u);
+  CHECK(max_step_count_from_config(config) == 40000u);
+  CHECK(max_step_count_from_config("ClusterName=x\n  maxstepcount=12 # a comment\nMaxTasksPerNode=4\n") == 12u);
+  CHECK(max_step_count_from_config("#MaxStepCount=3\nNodeName=fn1 MaxStepCount=7\n") == std::nullopt);
+  CHECK(max_step_count_from_config("x\nMaxStepCount = lots\n") == std::nullopt);
+  CHECK(max_step_count_from_config("x\nMaxStepCount = 99999999999999999999999\n") == std::nullopt);
+  CHECK(max_step_count_from_config("MaxStepCounts=9\n") == std::nullopt);
+  CHECK(max_step_count_from_config("") == std::nullopt);
+  CHECK(max_step_count_from_config("MaxStepCount=8") == 8u);
+  // A file without the line: Slurm's default; no file: nothing to check.
+  const std::string path = "/tmp/slipway-unit-slurm-" + std::to_string(::getpid()) + ".conf";
+  std::ofstream(path) << "ClusterName=x\n";
+  CHECK(max_step_count_of_slurm_conf(path) == kSlurmMaxStepCount);
+  std::ofstream(path) << "MaxStepCount=4\n";
+  CHECK(max_step_count_of_slurm_conf(path) == 4u);
+  std::remove(path.c_str());
+  CHECK(max_step_count_of_slurm_conf(path) == std::nullopt);
 }

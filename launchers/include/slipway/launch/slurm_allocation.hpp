@@ -58,10 +58,18 @@ std::map<std::string, std::uint32_t> gpus_from_scontrol(std::string_view job_det
 std::optional<std::string> node_address_from_scontrol(std::string_view node_detail,
                                                       std::string_view host);
 
-// Slurm's MaxStepCount from `scontrol show config` output (its line
-// "MaxStepCount            = 40000"): the most job steps one job may
-// start. Nothing when the line is absent or its value is not a number.
-std::optional<std::uint64_t> max_step_count_from_scontrol(std::string_view config);
+// Slurm's MaxStepCount (the most job steps one job may start) from
+// slurm.conf's text (its line "MaxStepCount=40000", the key in any case)
+// or `scontrol show config` output ("MaxStepCount            = 40000").
+// Nothing when no line names it or its value is not a number (Slurm's
+// default, kSlurmMaxStepCount, then holds for slurm.conf).
+std::optional<std::uint64_t> max_step_count_from_config(std::string_view config);
+inline constexpr std::uint64_t kSlurmMaxStepCount = 40000;
+
+// The MaxStepCount of the slurm.conf at `path` (bounded read of 4 MiB; its
+// Include files are not read): the line's value, else Slurm's default;
+// nothing when the file cannot be read (a configless client).
+std::optional<std::uint64_t> max_step_count_of_slurm_conf(const std::string& path);
 
 // Fills gpus_per_host of each component that has none from `gpus`
 // (component hosts looked up by name).
