@@ -38,6 +38,7 @@
 #include "option_checks.hpp"
 #include "python_package.hpp"
 #include "slipway/base/local_address.hpp"
+#include "slipway/core/contract.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
@@ -199,7 +200,7 @@ void check_ports(DoctorReport& r, const std::string& host) {
   // Where tasks reach this host, found as the controller finds it.
   const std::string first = hosts.empty() ? std::string() : hosts.front();
   std::string advertise;
-  if (const char* forced = std::getenv("SLIPWAY_ADVERTISE_HOST"); forced && *forced) {
+  if (const char* forced = std::getenv(core::env::kAdvertiseHost); forced && *forced) {
     advertise = forced;
   } else if (auto address = base::local_address_toward(first)) {
     advertise = *address;
@@ -245,7 +246,7 @@ void check_ports(DoctorReport& r, const std::string& host) {
       r.problem(h, "ports", "did not reach " + target + " in 30 s" +
                     (srun.ok() ? std::string() : " (srun: " + first_line(srun.output) + ")"),
                 "let the compute hosts open TCP connections to " + host + "'s " + range +
-                    " (where a program's rendezvous listens; set SLIPWAY_ADVERTISE_HOST if " + advertise +
+                    " (where a program's rendezvous listens; set " + std::string(core::env::kAdvertiseHost) + " if " + advertise +
                     " is not the address they should use)");
     } else {
       r.problem(h, "ports", "did not reach " + target + " in 30 s",
