@@ -107,6 +107,15 @@ run_logged nomunge "$SLIPWAY" doctor
 expect_line nomunge "^PROBLEM +[^ ]+ +munge +munge cannot make a credential"
 expect_line nomunge "fix: start munged on "
 restart_munged
+# The hosts were cut from slurmctld while munged was down: the next test
+# gets them idle and responding again (sbatch --test-only refuses a job
+# while they are not).
+echo "hosts after munged came back: $(sinfo -h -N -o "%N=%T" | tr "\n" " ")"
+deadline=$((SECONDS + 90))
+until [ -z "$(sinfo -h -N -o '%N %T' | grep -v ' idle$' || true)" ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "hosts not idle 90 s after munged came back: $(sinfo -h -N -o '%N=%T' | tr '\n' ' ')"
+  sleep 1
+done
 run_logged again "$SLIPWAY" doctor
 [ "$status" -eq 0 ] || fail "doctor exited $status once munged was back"
 expect_line again "^SKIPPED +[^ ]+ +ports +not in an allocation"
