@@ -1,7 +1,9 @@
 // Strict reading of the plan JSON (plan_json.cpp) and of the parts other
 // files write into it (a replay node's configuration, replay_config.cpp):
 // every accessor checks a field's type and bounds and throws PlanJsonError
-// naming the JSON path it failed at ("plan JSON: plan.tasks[2].host: ...").
+// naming the JSON path it failed at ("plan JSON: plan.tasks[2].host: ...";
+// the label in front is what is read: "plan JSON", or
+// "SLIPWAY_REPLAY_CONFIG" when slipway-replay reads its configuration).
 #pragma once
 
 #include <cmath>
@@ -20,10 +22,12 @@ using nlohmann::json;
 
 class In {
  public:
-  In(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
+  In(const json& j, std::string path, std::string label = "plan JSON")
+      : j_(j), path_(std::move(path)), label_(std::move(label)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw PlanJsonError("plan JSON: " + path_ + (key.empty() ? "" : "." + key) + ": " + what);
+    const std::string where = child(key);
+    throw PlanJsonError(label_ + ": " + (where.empty() ? "" : where + ": ") + what);
   }
   bool has(const std::string& key) const { return j_.is_object() && j_.contains(key); }
   const json& field(const std::string& key) const {
@@ -35,14 +39,14 @@ class In {
   In object(const std::string& key) const {
     const json& v = field(key);
     if (!v.is_object()) fail(key, "must be an object");
-    return In(v, path_ + "." + key);
+    return In(v, child(key), label_);
   }
   std::vector<In> array(const std::string& key, std::size_t max) const {
     const json& v = field(key);
     if (!v.is_array()) fail(key, "must be an array");
     if (v.size() > max) fail(key, "has more than " + std::to_string(max) + " entries");
     std::vector<In> out;
-    for (std::size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], path_ + "." + key + "[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], child(key) + "[" + std::to_string(i) + "]", label_);
     return out;
   }
   std::string string(const std::string& key) const { return as_string(field(key), key); }
@@ -95,8 +99,14 @@ class In {
   const std::string& path() const { return path_; }
 
  private:
+  std::string child(const std::string& key) const {
+    if (key.empty()) return path_;
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
   const json& j_;
   std::string path_;
+  std::string label_;
 };
 
 template <class T>

@@ -1,5 +1,7 @@
 // A replay node's configuration as JSON, both ways (replay_config.hpp,
-// replay_json.hpp), its variable and its program.
+// replay_json.hpp): the one reader of the replay schema, used for the plan
+// JSON and by slipway-replay for SLIPWAY_REPLAY_CONFIG; its variable and its
+// program.
 #include "slipway/core/replay_config.hpp"
 
 #include <cmath>
@@ -63,30 +65,37 @@ ReplaySelector selector_from(const In& in) {
   return s;
 }
 
+// A ratio needs samples_per_insert and error_buffer (docs/topology.md);
+// min_size_to_sample and min_size are 1 when left out.
 ReplayRateLimiter rate_limiter_from(const In& in) {
   ReplayRateLimiter l;
   l.type = name_in(in, "type", &replay_rate_limiter_from_string);
   if (l.type == ReplayRateLimiterType::ratio) {
     l.samples_per_insert = in.number("samples_per_insert", 0, kMaxSamplesPerInsert);
-    l.min_size_to_sample = count_in(in, "min_size_to_sample", 1, kMaxReplayTableSize);
+    if (in.has("min_size_to_sample")) l.min_size_to_sample = count_in(in, "min_size_to_sample", 1, kMaxReplayTableSize);
     l.error_buffer = in.number("error_buffer", 0, kMaxErrorBuffer);
   } else if (l.type == ReplayRateLimiterType::min_size) {
-    l.min_size = count_in(in, "min_size", 1, kMaxReplayTableSize);
+    if (in.has("min_size")) l.min_size = count_in(in, "min_size", 1, kMaxReplayTableSize);
   }
   return l;
 }
 
+// A table: its name, and every other key its kind's default
+// (replay_table_defaults) when left out.
 ReplayTable table_from(const In& in) {
-  ReplayTable t;
+  const ReplayTableKind kind =
+      in.has("kind") ? name_in(in, "kind", &replay_table_kind_from_string) : ReplayTableKind::table;
+  ReplayTable t = replay_table_defaults(kind);
   t.name = at_unknown(in.string("name"));
   if (t.name.value.empty() || t.name.value.size() > limits::kMaxNameLength) in.fail("name", "must be 1 to 64 bytes");
-  t.kind = at_unknown(name_in(in, "kind", &replay_table_kind_from_string));
-  t.sampler = at_unknown(selector_from(in.object("sampler")));
-  t.remover = at_unknown(selector_from(in.object("remover")));
-  t.max_size = at_unknown(count_in(in, "max_size", 1, kMaxReplayTableSize));
-  t.max_times_sampled = at_unknown(static_cast<std::uint32_t>(in.uint("max_times_sampled", kMaxReplayTimesSampled)));
-  t.rate_limiter = at_unknown(rate_limiter_from(in.object("rate_limiter")));
-  t.lease_ms = at_unknown(in.uint("lease_ms", kMaxReplayLeaseMs));
+  if (in.has("sampler")) t.sampler.value = selector_from(in.object("sampler"));
+  if (in.has("remover")) t.remover.value = selector_from(in.object("remover"));
+  if (in.has("max_size")) t.max_size.value = count_in(in, "max_size", 1, kMaxReplayTableSize);
+  if (in.has("max_times_sampled")) {
+    t.max_times_sampled.value = static_cast<std::uint32_t>(in.uint("max_times_sampled", kMaxReplayTimesSampled));
+  }
+  if (in.has("rate_limiter")) t.rate_limiter.value = rate_limiter_from(in.object("rate_limiter"));
+  if (in.has("lease_ms")) t.lease_ms.value = count_in(in, "lease_ms", 1, kMaxReplayLeaseMs);
   return t;
 }
 
@@ -109,7 +118,15 @@ json replay_config_json(const NodeSpec& node) {
 
 ReplaySettings read_replay_settings(const In& in) {
   ReplaySettings settings;
-  for (const In& table : in.array("tables", kMaxReplayTables)) settings.tables.push_back(table_from(table));
+  const std::vector<In> tables = in.array("tables", kMaxReplayTables);
+  if (tables.empty()) in.fail("tables", "must hold at least one table");
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    ReplayTable table = table_from(tables[i]);
+    for (const ReplayTable& earlier : settings.tables) {
+      if (earlier.name.value == table.name.value) tables[i].fail("name", "'" + table.name.value + "' appears twice");
+    }
+    settings.tables.push_back(std::move(table));
+  }
   if (in.has("checkpoint")) {
     const In c = in.object("checkpoint");
     ReplayCheckpoint checkpoint;
@@ -123,6 +140,10 @@ ReplaySettings read_replay_settings(const In& in) {
     settings.checkpoint.value = std::move(checkpoint);
   }
   return settings;
+}
+
+ReplaySettings replay_settings_from_json(const json& config, const std::string& label) {
+  return read_replay_settings(In(config, "", label));
 }
 
 EnvMap replay_environment(const NodeSpec& node) {

@@ -8,6 +8,9 @@
 // (plan_from_json reads it back with every field's type and bounds checked),
 // and replay_config_json of a node read back gives the same JSON again (a
 // relative checkpoint path is made absolute against the node's workdir).
+// slipway-replay reads SLIPWAY_REPLAY_CONFIG with the same reader
+// (replay_settings_from_json), so a shard has what `slipway plan --json`
+// shows, key for key, with the same defaults (replay_table_defaults).
 #pragma once
 
 #include <string>
@@ -22,6 +25,13 @@ namespace slipway::core {
 // {"tables": [...], "checkpoint": {...}} of a replay node ("checkpoint" only
 // when the node has [node.NAME.checkpoint]).
 nlohmann::json replay_config_json(const NodeSpec& node);
+
+// Reads that object back: every field's type and bounds checked, a key left
+// out taking its kind's default (replay_table_defaults: a ratio's
+// samples_per_insert and error_buffer and a prioritized selector's exponent
+// have none and must be given), at least one table, no name twice; unknown
+// keys are ignored. Throws PlanJsonError "LABEL: tables[1].max_size: ...".
+ReplaySettings replay_settings_from_json(const nlohmann::json& config, const std::string& label);
 
 // SLIPWAY_REPLAY_CONFIG for a task of a replay node; nothing for others.
 EnvMap replay_environment(const NodeSpec& node);

@@ -25,11 +25,20 @@ inline constexpr std::string_view kReplayProgram = "slipway-replay";
 
 // `kind`: a plain table, or one that fixes its own sampler, remover,
 // max_times_sampled and rate limiter (queue: FIFO, stack: LIFO, work: FIFO
-// handed out on lease).
-enum class ReplayTableKind { table, queue, stack, work };
+// handed out on lease). The one enum set of the replay schema: the replay
+// engine's TableKind and SelectorKind are these, and their values are the
+// wire's (docs/replay.md, `info`).
+enum class ReplayTableKind : std::uint8_t { table = 0, queue = 1, stack = 2, work = 3 };
 
 // A sampler or remover (Reverb's item selectors).
-enum class ReplaySelectorType { uniform, fifo, lifo, max_heap, min_heap, prioritized };
+enum class ReplaySelectorType : std::uint8_t {
+  uniform = 0,
+  fifo = 1,
+  lifo = 2,
+  max_heap = 3,
+  min_heap = 4,
+  prioritized = 5,
+};
 struct ReplaySelector {
   ReplaySelectorType type = ReplaySelectorType::uniform;
   double exponent = 0;  // prioritized only: p^exponent weighs an item

@@ -4,10 +4,14 @@
 // lease_ms), an optional checkpoint (every_ms, path) and optional limits
 // (max_item_bytes, max_data_bytes).
 //
-// Contract: the text is untrusted: at most 1 MiB, at most 1024 tables, every
-// number range-checked; a missing key takes the kind's default (the ones
-// core writes); an unknown key is ignored. Errors throw ConfigError naming
-// the table and the key. Reverb's rate limiter refusals apply.
+// Contract: the tables and the checkpoint are read by core's reader of the
+// replay schema (core::replay_settings_from_json), the one behind `slipway
+// plan --json`: the same bounds, and a missing key takes its kind's default
+// (core::replay_table_defaults). The text is untrusted: at most 1 MiB, at
+// most 64 tables, every number range-checked; an unknown key is ignored.
+// Errors throw ConfigError naming the key's path ("SLIPWAY_REPLAY_CONFIG:
+// tables[1].max_size: ...") or the table. Reverb's rate limiter refusals
+// apply.
 #pragma once
 
 #include <chrono>

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "slipway/core/replay_settings.hpp"
+
 namespace slipway::replay {
 
 // A key is unique in the whole node: (shard << 48) | counter.
@@ -25,21 +27,11 @@ constexpr std::uint32_t shard_of(Key key) { return static_cast<std::uint32_t>(ke
 using Clock = std::chrono::steady_clock;
 using Time = Clock::time_point;
 
-// Wire values (docs/replay.md, `info`).
-enum class TableKind : std::uint8_t { table = 0, queue = 1, stack = 2, work = 3 };
-enum class SelectorKind : std::uint8_t {
-  uniform = 0,
-  fifo = 1,
-  lifo = 2,
-  max_heap = 3,
-  min_heap = 4,
-  prioritized = 5,
-};
-
-std::string_view to_string(TableKind kind);
-std::string_view to_string(SelectorKind kind);
-std::optional<TableKind> table_kind_from(std::string_view name);
-std::optional<SelectorKind> selector_kind_from(std::string_view name);
+// Table and selector kinds: core's, the one enum set of the replay schema
+// (slipway/core/replay_settings.hpp; its values are the wire's,
+// docs/replay.md `info`), named by core::to_string.
+using TableKind = core::ReplayTableKind;
+using SelectorKind = core::ReplaySelectorType;
 
 // Who calls: the task's node, replica and attempt, and the client object's
 // random id (0: anonymous, no de-duplication).
