@@ -96,6 +96,7 @@ RunDirectory RunDirectory::resume(const std::string& path, const std::string& pr
   const std::uint32_t resume = before ? before->resume + 1 : 1;
   RunDirectory run(absolute, resume);
   run.write_file("resume", format_resume({resume, std::time(nullptr)}));
+  ::unlink((absolute + "/outcome.json").c_str());  // running again
   ::unlink((absolute + "/exit").c_str());  // running again
   keep_or_make_subdirectory(absolute, "logs");
   // The notices of the start before are no notices of this one (whose

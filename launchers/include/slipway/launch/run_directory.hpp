@@ -7,6 +7,7 @@
 //                                    addrs/NODE.PORT  live addresses of a handled node (elastic.md)
 //                                    rendezvous   endpoint and secret, mode 0600
 //                                    exit         the program's exit status, once done
+//                                    outcome.json how the run ended, just before exit (run_outcome.hpp)
 //                                    resume, counters  what survives a resume (run_counters.hpp)
 //                                    state/NODE   each node's directory that survives resumes
 //                                    notice/NODE.REPLICA  the tasks' checkpoint notices
@@ -50,9 +51,9 @@ class RunDirectory {
   // saying what failed.
   static RunDirectory create(const std::string& root, const std::string& program);
   // Opens the run directory at `path` (one holding plan.json) to run its
-  // program again: its resume count goes up by one, its exit status goes,
-  // and every task log gets a banner line "----- slipway: resume N of run
-  // NAME -----"; the notices of the start before (notice/*) are removed.
+  // program again: its resume count goes up by one, its exit status and
+  // outcome go, and every task log gets a banner line "----- slipway:
+  // resume N of run NAME -----"; the notices of the start before (notice/*) are removed.
   // Throws std::runtime_error when `path` is no run directory
   // or cannot be written.
   // `program` names the latest links pointed at it.
