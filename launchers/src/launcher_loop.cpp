@@ -515,6 +515,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
       for (std::size_t unit : group) {
         budget_->release(unit);
         say(units_[unit].name + ": " + e.what());
+        outcome_.not_started(unit, attempt, e.what());
         carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
       }
     }
@@ -532,6 +533,7 @@ void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_t
            "\") and cannot shrink";
   }
   say(units_[unit].name + ": " + why);
+  outcome_.not_started(unit, supervisor_->task(unit).attempt, why);
   carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
 }
 
@@ -637,6 +639,7 @@ void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
       }
     }
   }
+  outcome_.unit_ended(unit, supervisor_->task(unit).attempt, exit, lost);
   carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
   // Lost where no host has room for it: its elastic node shrinks now, in
   // the epoch its loss began (the loss counted above), so that its world's
@@ -661,6 +664,7 @@ void LauncherLoop::on_member_joined(const MemberJoined& event) {
 void LauncherLoop::on_member_ended(const MemberEnded& event) {
   std::size_t unit = unit_of_task(event.task);
   if (unit >= units_.size()) return;
+  outcome_.task_ended(event);
   UnitHandle carrier = tracker_->carrier_of(unit);
   int attempt = static_cast<int>(event.attempt) - attempt_base_;
   if (event.failed) {
@@ -1001,6 +1005,13 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   }
   // Nothing of the program outlives the launcher.
   base::terminate_descendants(milliseconds(2000));
+  try {
+    // Before `exit`: a reader that waits for `exit` finds the outcome.
+    write_outcome(run_dir_.path(), outcome_.finish(plan_, units_, *supervisor_, attempt_base_, epoch_base_,
+                                                   exit_code_, finish_message_, run_dir_));
+  } catch (const std::exception& e) {
+    say("the program's outcome is not recorded: " + std::string(e.what()));
+  }
   try {
     run_dir_.write_exit(exit_code_);
   } catch (const std::exception& e) {

@@ -67,6 +67,7 @@
 #include "slipway/launch/program_observer.hpp"
 #include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
+#include "slipway/launch/run_outcome.hpp"
 #include "slipway/launch/supervisor.hpp"
 #include "slipway/launch/unit_handle.hpp"
 #include "slipway/launch/unit_tracker.hpp"
@@ -304,6 +305,7 @@ class LauncherLoop {
   bool finished_ = false;
   int exit_code_ = 0;
   std::string finish_message_;
+  OutcomeRecorder outcome_;  // RUN/outcome.json
   int signals_seen_ = 0;
   // Units waiting for descriptors, in launch order.
   struct QueuedLaunch {
