@@ -18,6 +18,7 @@
 #include "slipway/core/plan_json.hpp"
 #include "slipway/exec/proc_files.hpp"
 #include "slipway/exec/usage_publisher.hpp"
+#include "slipway/launch/run_outcome.hpp"
 #include "slipway/launch/server_task_control.hpp"
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/tasks/horovod_task_hooks.hpp"
@@ -283,6 +284,7 @@ LaunchOutcome run_local(const LocalRunOptions& given, const core::Program& progr
     LaunchOutcome failed;
     failed.run_directory = run_directory;
     failed.problems.push_back({std::string("error: ") + e.what()});
+    write_error_outcome(run_directory, *program.name, failed.problems.back().message);
     return failed;
   }
 }

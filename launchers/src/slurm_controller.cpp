@@ -32,6 +32,7 @@
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/base/terminal_stream.hpp"
+#include "slipway/launch/run_outcome.hpp"
 #include "slipway/launch/salloc_arguments.hpp"
 #include "slipway/launch/satellite_jobs.hpp"
 #include "slipway/launch/slurm_allocation.hpp"
@@ -991,6 +992,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
   } catch (const std::exception& e) {
     LaunchOutcome failed = launch_error(std::string("error: ") + e.what());
     failed.run_directory = run_directory;
+    write_error_outcome(run_directory, *program.name, failed.problems.back().message);
     return failed;
   }
 }
