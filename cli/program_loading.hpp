@@ -1,5 +1,5 @@
 // Loading a topology for a subcommand: every problem is printed on stderr as
-// FILE:LINE:COL: message (DESIGN §3); the caller then exits with status 2.
+// FILE:LINE:COL: message (docs/architecture.md, "Error model"); the caller then exits with status 2.
 #pragma once
 
 #include <optional>

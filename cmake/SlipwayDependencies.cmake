@@ -1,4 +1,5 @@
-# Finds slipway's dependencies, all from Debian's packages (DESIGN §4).
+# Finds slipway's dependencies, all from Debian's packages (debian/control's
+# Build-Depends).
 # Required: TOML++, Asio, CLI11, spdlog, nlohmann-json, Threads.
 # Optional (each behind its SLIPWAY_WITH_* option): Slurm, PMIx, UCX, CUDA.
 find_package(Threads REQUIRED)

@@ -1,4 +1,4 @@
-// The contract environment of DESIGN §3, GPU and UCX variables, and the
+// The contract environment of docs/contract.md, GPU and UCX variables, and the
 // whole environment of a task (environment.hpp).
 #include "slipway/core/environment.hpp"
 

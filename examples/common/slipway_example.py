@@ -1,5 +1,5 @@
 """Helpers shared by the example scripts: read and check the SLIPWAY_*
-contract environment (DESIGN section 3), print it (never the token), listen
+contract environment (docs/contract.md), print it (never the token), listen
 on a named port and talk to the replicas of a handled node."""
 import json
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real multi-host Slurm test cluster on one machine (DESIGN §4):
+# The real multi-host Slurm test cluster on one machine (docs/slurm.md, "The test cluster"):
 #   cluster.sh up     [DIR]   start munged, slurmctld and one slurmd per host
 #   cluster.sh down   [DIR]   stop everything, remove namespaces and bridge
 #   cluster.sh status [DIR]   sinfo/squeue of a running cluster

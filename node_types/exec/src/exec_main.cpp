@@ -1,5 +1,5 @@
 // slipway-exec: the task agent's command line. The launchers start it;
-// users normally never type it (docs/exec.md).
+// users normally never type it (docs/local.md, "The task agent").
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

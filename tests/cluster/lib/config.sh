@@ -2,7 +2,7 @@
 # Slurm configuration of the test cluster (sourced by cluster.sh): writes
 # slurm.conf, gres.conf, mpi.conf and plugstack.conf (and the copies
 # slurm.conf.cluster and plugstack.conf.cluster) into the cluster's private
-# etc/ (DESIGN §4).
+# etc/ (docs/slurm.md, "The test cluster").
 # Every state, spool, pid and log path lives in the cluster directory.
 #
 # Hosts: fn1..fnC form partition `cpu` (the default); fn(C+1)..fn(C+G) form

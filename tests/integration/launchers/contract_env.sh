@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contract environment of DESIGN §3 reaches every task, and the
+# The contract environment of docs/contract.md reaches every task, and the
 # addresses one task sees are the ports its peers were given.
 source "$(dirname "$0")/lib.sh"
 run_slipway "$WORK/out" run "$(topology contract_env)"

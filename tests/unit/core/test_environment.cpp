@@ -68,7 +68,7 @@ max_retries = 4
   }
 }
 
-TEST_CASE("the contract environment of DESIGN §3", "[core][env]") {
+TEST_CASE("the contract environment of docs/contract.md", "[core][env]") {
   const Plan plan = plan_ok(parse_ok(kGraph), hosts(2, 2));
   const ResolvedAddresses a = resolve_all(plan);
   const Task& learner = *plan.find_task("learner", 0);

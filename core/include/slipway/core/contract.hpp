@@ -11,11 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "slipway/core/contract.hpp"
-
 namespace slipway::core::env {
 
-// --- Every task's environment (set by the launch layer; DESIGN §3) -------
+// --- Every task's environment (set by the launch layer) --------------------
 inline constexpr const char* kProgram = "SLIPWAY_PROGRAM";    // program name
 inline constexpr const char* kNode = "SLIPWAY_NODE";          // node name
 inline constexpr const char* kReplica = "SLIPWAY_REPLICA";    // 0-based replica

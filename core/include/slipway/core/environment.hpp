@@ -1,4 +1,4 @@
-// The environment of a task: the contract variables of DESIGN §3
+// The environment of a task: the contract variables of docs/contract.md
 // (SLIPWAY_*), each framework's launch variables, UCX settings and GPU
 // binding, as pure functions of the plan, the task and the addresses the
 // launch layer resolved. SLIPWAY_RDZV and SLIPWAY_TOKEN are added by the

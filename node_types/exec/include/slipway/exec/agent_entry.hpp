@@ -1,7 +1,7 @@
 // The task agent's entry point: the `slipway-exec` program.
 //
 // Contract: agent_main() completes `options` from the environment as
-// docs/exec.md describes (SLIPWAY_WIRE_TIMEOUT overrides wire_timeout;
+// docs/contract.md describes (SLIPWAY_WIRE_TIMEOUT overrides wire_timeout;
 // SLIPWAY_ADVERTISE_HOST, else the caller's advertise_host, else this host's
 // address toward SLIPWAY_RDZV, gives advertise_host; the rendezvous from SLIPWAY_RDZV/SLIPWAY_TOKEN;
 // framework = "mpi" tasks get a PMIx server when built with PMIx) and runs
