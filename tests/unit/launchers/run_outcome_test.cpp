@@ -1,7 +1,7 @@
 // RUN/outcome.json (run_outcome.hpp): the failed unit of a colocate group
 // with the task that failed it and its traceback file, the causes, the
-// traceback of the failed attempt only, the file's bounds, and a reader that
-// refuses what is no outcome.
+// traceback of the failed attempt only, the file's bounds, a reader that
+// refuses what is no outcome, and the outcome of a run that ended in error.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -263,4 +263,19 @@ TEST_CASE("a resumed run has no outcome until it ends again") {
   REQUIRE(read_outcome(run.path()));
   RunDirectory::resume(run.path(), "again");
   CHECK_FALSE(fs::exists(run.path() + "/outcome.json"));
+}
+
+TEST_CASE("a run the launcher could not carry on records an error, when it has a run directory") {
+  TempDir tmp;
+  auto run = RunDirectory::create(tmp.path + "/runs", "broken");
+  write_error_outcome(run.path(), "broken", "error: cannot start the rendezvous");
+  const auto outcome = read_outcome(run.path());
+  REQUIRE(outcome);
+  CHECK(outcome->result == "error");
+  CHECK_FALSE(outcome->success());
+  CHECK(outcome->exit == 1);
+  CHECK(outcome->message == "error: cannot start the rendezvous");
+  CHECK_FALSE(outcome->failed_unit);
+  write_error_outcome("", "broken", "no run directory: nothing written, nothing thrown");
+  write_error_outcome(tmp.path + "/no/such/dir", "broken", "cannot be written: nothing thrown");
 }
