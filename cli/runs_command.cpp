@@ -1,6 +1,7 @@
 // `slipway runs [PROGRAM] [--prune]`: the runs kept under the run root, like
-// sacct (run, program, start, state, exit), and their pruning by the
-// retention rule (docs/runs.md).
+// sacct (run, program, start, state, exit, the task that failed it: read
+// from each run's outcome.json), and their pruning by the retention rule
+// (docs/runs.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,18 +54,28 @@ std::optional<std::chrono::seconds> parse_age(const std::string& text) {
   return std::chrono::seconds(n * scale);
 }
 
+// The FAILED column: who failed the run (outcome.json), at most this wide.
+constexpr std::size_t kFailedWidth = 64;
+
+std::string failed_column(const launch::RunRecord& run) {
+  if (run.failed.empty()) return "-";
+  if (run.failed.size() <= kFailedWidth) return run.failed;
+  return run.failed.substr(0, kFailedWidth - 3) + "...";
+}
+
 void print_runs(const std::vector<launch::RunRecord>& runs) {
   std::size_t name_width = 3, program_width = 7;
   for (const auto& r : runs) {
     name_width = std::max(name_width, r.name.size());
     program_width = std::max(program_width, r.program.size());
   }
-  std::printf("%-*s  %-*s  %-19s  %-7s  %-7s  %s\n", static_cast<int>(name_width), "RUN",
-              static_cast<int>(program_width), "PROGRAM", "START", "RESUMES", "STATE", "EXIT");
+  std::printf("%-*s  %-*s  %-19s  %-7s  %-7s  %-4s  %s\n", static_cast<int>(name_width), "RUN",
+              static_cast<int>(program_width), "PROGRAM", "START", "RESUMES", "STATE", "EXIT", "FAILED");
   for (const auto& r : runs) {
-    std::printf("%-*s  %-*s  %-19s  %-7u  %-7s  %s\n", static_cast<int>(name_width), r.name.c_str(),
+    std::printf("%-*s  %-*s  %-19s  %-7u  %-7s  %-4s  %s\n", static_cast<int>(name_width), r.name.c_str(),
                 static_cast<int>(program_width), r.program.c_str(), local_time(r.started).c_str(), r.resumes,
-                launch::to_string(r.state), r.exit_code ? std::to_string(*r.exit_code).c_str() : "-");
+                launch::to_string(r.state), r.exit_code ? std::to_string(*r.exit_code).c_str() : "-",
+                failed_column(r).c_str());
   }
 }
 
@@ -134,7 +145,7 @@ void register_runs(CLI::App& app, CommandContext& ctx) {
       ->needs(prune);
   cmd->footer(
       "Columns: RUN (the run directory's name), PROGRAM, START (local time), RESUMES (times resumed),\n"
-      "STATE, EXIT.\n"
+      "STATE, EXIT, FAILED (the task that failed the run, from its outcome.json; - for none).\n"
       "STATE is running, done (exit 0), failed (EXIT says how: 1 a task failed, 2 invalid\n"
       "topology, 128+N stopped by signal N) or lost (no exit status and no launcher: it was\n"
       "killed, or ran on a host that is gone).\n"

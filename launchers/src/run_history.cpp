@@ -23,6 +23,7 @@
 #include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_file.hpp"
+#include "slipway/launch/run_outcome.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 
 namespace slipway::launch {
@@ -205,7 +206,12 @@ RunRecord judge_run(const std::string& run_directory) {
   }
   const auto resume = read_resume(run.path);
   if (resume) run.resumes = resume->resume;
-  run.exit_code = read_exit(run.path);
+  if (const auto outcome = read_outcome(run.path)) {
+    run.exit_code = outcome->exit;
+    run.failed = failed_task_of(*outcome);
+  } else {
+    run.exit_code = read_exit(run.path);
+  }
   if (run.exit_code) {
     run.state = *run.exit_code == 0 ? RunState::done : RunState::failed;
     return run;

@@ -33,9 +33,9 @@ long_pid=$!
 started long "$long_pid" "$WORK/long.out"
 
 run_slipway "$WORK/runs.out" runs
-expect_line "$WORK/runs.out" '^old-20200101-000000-1 +old +2020-01-01T00:00:00 +0 +done +0$'
-expect_line "$WORK/runs.out" '^ghost-20200101-000000-1 +ghost +[^ ]+ +0 +lost +-$'
-expect_line "$WORK/runs.out" '^long-[^ ]+ +long +[^ ]+ +0 +running +-$'
+expect_line "$WORK/runs.out" '^old-20200101-000000-1 +old +2020-01-01T00:00:00 +0 +done +0 +-$'
+expect_line "$WORK/runs.out" '^ghost-20200101-000000-1 +ghost +[^ ]+ +0 +lost +- +-$'
+expect_line "$WORK/runs.out" '^long-[^ ]+ +long +[^ ]+ +0 +running +- +-$'
 
 run_slipway "$WORK/dry.out" runs --prune --keep 1 --dry-run
 expect_status 0

@@ -41,7 +41,7 @@ kill -KILL "$launcher"
 wait_for_exit "$first"
 wait_until 30 no_survivors || fail "tasks of the killed launcher survive"
 run_slipway "$WORK/runs.out" runs resumable
-expect_line "$WORK/runs.out" ' 0 +lost +- *$'
+expect_line "$WORK/runs.out" ' 0 +lost +- +- *$'
 
 # Resumed: the same run directory, counting on.
 timeout 120 "$SLIPWAY" run --resume "$WORK/resumable.toml" >"$WORK/second.out" 2>&1 &
@@ -83,7 +83,7 @@ log | grep -q "^saved, stopping$" || fail "the task did not end on its notice"
 expect_line "$WORK/second.out" 'received SIGTERM, stopping the program: checkpoint notice 2 to every task'
 wait_until 30 no_survivors || fail "tasks survive the stop"
 run_slipway "$WORK/runs.out" runs resumable
-expect_line "$WORK/runs.out" "^$(basename "$run_dir") +resumable +[^ ]+ +1 +failed +143$"
+expect_line "$WORK/runs.out" "^$(basename "$run_dir") +resumable +[^ ]+ +1 +failed +143 +-$"
 
 # SIGUSR1 to `slipway run` (the process started: its guard passes it on):
 # the time limit's warning, a notice with a stop.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 27 item 11: what another process put in a run directory cannot hang
-# or mislead the commands that read it. A FIFO where the exit status and
-# the rendezvous file should be: `slipway runs`, `runs --prune` and
+# or mislead the commands that read it. A FIFO where the outcome, the exit
+# status and the rendezvous file should be: `slipway runs`, `runs --prune` and
 # `slipway keeper` answer at once (the run is lost; the keeper says there is
 # no contact). A FIFO or a link to /dev/zero where a task's log should be:
 # `slipway logs` skips it. `slipway logs` takes no path out of the run root
@@ -12,13 +12,13 @@ program "$WORK/t.toml" fifo talker "echo said"
 run_slipway "$WORK/out" run "$WORK/t.toml"
 expect_status 0
 run="$SLIPWAY_RUN_ROOT/$(readlink "$SLIPWAY_RUN_ROOT/fifo.latest")"
-rm "$run/exit" "$run/rendezvous"
-mkfifo "$run/exit" "$run/rendezvous"
+rm "$run/outcome.json" "$run/exit" "$run/rendezvous"
+mkfifo "$run/outcome.json" "$run/exit" "$run/rendezvous"
 
 # timeout 20: 124 means it waited on a FIFO.
 run_logged "$WORK/runs.out" timeout 20 "$SLIPWAY" runs
 expect_status 0
-expect_line "$WORK/runs.out" '^fifo-[0-9-]+ +fifo +[0-9T:-]+ +0 +lost +-$'
+expect_line "$WORK/runs.out" '^fifo-[0-9-]+ +fifo +[0-9T:-]+ +0 +lost +- +-$'
 sleep 1.1  # a lost run that changed within --max-age is kept
 run_logged "$WORK/prune.out" timeout 20 "$SLIPWAY" runs --prune --keep 0 --max-age 0
 expect_status 0

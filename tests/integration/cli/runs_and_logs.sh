@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Issue 11 item 6: `slipway runs` lists the runs kept under the run root
-# (program, start, state, exit) and `slipway logs` prints or follows a
-# task's log without its path.
+# (program, start, state, exit, the task that failed it: outcome.json) and
+# `slipway logs` prints or follows a task's log without its path.
 source "$(dirname "$0")/lib.sh"
 
 program "$WORK/talk.toml" talk talker "echo hello from \$SLIPWAY_NODE.\$SLIPWAY_REPLICA; printf 'no newline'" \
   "replicas = 2"
 program "$WORK/bad.toml" bad breaker "echo oops; exit 3"
 program "$WORK/slow.toml" slow ticker "for i in 1 2 3 4 5; do echo tick \$i; sleep 0.4; done"
+# A colocated unit (one agent runs both) whose breaker fails: FAILED names
+# the task, not the unit (outcome.json).
+program "$WORK/pair.toml" pair calm "sleep 30" 'colocate = "g"' '' '[node.breaker]' \
+  "command = [\"sh\", \"-c\", \"sleep 0.5; exit 3\", \"$MARKER\"]" 'colocate = "g"'
 
+run_slipway "$WORK/out" run "$WORK/pair.toml"
+expect_status 1
+pair_dir=$(ls -d "$SLIPWAY_RUN_ROOT"/pair-*)
+grep -q '"name": "calm.0+breaker.0"' "$pair_dir/outcome.json" ||
+  fail "outcome.json names no failed unit: $(cat "$pair_dir/outcome.json")"
+sleep 1.1
 run_slipway "$WORK/out" run "$WORK/talk.toml"
 expect_status 0
 sleep 1.1  # runs are told apart by their start second
@@ -17,10 +27,11 @@ expect_status 1
 
 run_slipway "$WORK/runs.out" runs
 expect_status 0
-expect_line "$WORK/runs.out" '^RUN +PROGRAM +START +RESUMES +STATE +EXIT$'
-expect_line "$WORK/runs.out" '^talk-[0-9]{8}-[0-9]{6}-[0-9]+ +talk +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +0 +done +0$'
-expect_line "$WORK/runs.out" '^bad-[0-9]{8}-[0-9]{6}-[0-9]+ +bad +[0-9-]{10}T[0-9:]{8} +0 +failed +1$'
-[ "$(grep -c -- '-[0-9]\{8\}-' "$WORK/runs.out")" -eq 2 ] || fail "expected 2 runs listed"
+expect_line "$WORK/runs.out" '^RUN +PROGRAM +START +RESUMES +STATE +EXIT +FAILED$'
+expect_line "$WORK/runs.out" '^talk-[0-9]{8}-[0-9]{6}-[0-9]+ +talk +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +0 +done +0 +-$'
+expect_line "$WORK/runs.out" '^bad-[0-9]{8}-[0-9]{6}-[0-9]+ +bad +[0-9-]{10}T[0-9:]{8} +0 +failed +1 +breaker\.0$'
+expect_line "$WORK/runs.out" '^pair-[0-9]{8}-[0-9]{6}-[0-9]+ +pair +[0-9-]{10}T[0-9:]{8} +0 +failed +1 +breaker\.0$'
+[ "$(grep -c -- '-[0-9]\{8\}-' "$WORK/runs.out")" -eq 3 ] || fail "expected 3 runs listed"
 run_slipway "$WORK/runs.out" runs talk
 expect_no_line "$WORK/runs.out" '^bad-'
 
@@ -59,13 +70,13 @@ BACKGROUND_PIDS+=($!)
 slow_pid=$!
 started slow "$slow_pid" "$WORK/slow.out"
 run_slipway "$WORK/runs.out" runs slow
-expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +running +-$'
+expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +running +- +-$'
 run_slipway "$WORK/follow.out" logs slow ticker.0 -f
 expect_status 0
 for i in 1 2 3 4 5; do expect_line "$WORK/follow.out" "^tick $i\$"; done
 wait "$slow_pid" || fail "the slow program failed"
 run_slipway "$WORK/runs.out" runs slow
-expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +done +0$'
+expect_line "$WORK/runs.out" '^slow-[^ ]+ +slow +[^ ]+ +0 +done +0 +-$'
 
 # Help reads like Slurm's tools: usage, options, columns and exit statuses.
 run_slipway "$WORK/help.out" runs --help

@@ -3,9 +3,11 @@
 // retention rule that prunes them, and finding a task's log.
 //
 // Contract: only directories named like a run (PROGRAM-YYYYmmdd-HHMMSS-PID)
-// are listed or removed; a run that is running is never removed. Reading a
-// run needs nothing but its files (and, to tell whether it still runs, its
-// rendezvous endpoint or its launcher's pid on this host).
+// are listed or removed; a run that is running is never removed. How a run
+// ended is read from its outcome.json (run_outcome.hpp), else from its
+// exit file (runs of older versions). Reading a run needs nothing but its
+// files (and, to tell whether it still runs, its rendezvous endpoint or
+// its launcher's pid on this host).
 #pragma once
 
 #include <chrono>
@@ -34,6 +36,7 @@ struct RunRecord {
   long launcher_pid = 0;
   RunState state = RunState::lost;
   std::optional<int> exit_code;    // once the run ended normally
+  std::string failed;              // who failed it (run_outcome.hpp's failed_task_of), or ""
   std::time_t last_change = 0;     // lost runs: newest modification time of its files
 };
 
