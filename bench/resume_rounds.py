@@ -5,8 +5,8 @@ slipway and plain srun, alternating, each running the same learner
 
   slipway: `slipway sbatch --requeue` of a program of a replay node and the
            learner, which fills the replay with ITEMS items first. Timed:
-           notice_to_stopped, from `scontrol requeue` to the run's exit
-           status written (every task ended: the learner saved on its
+           notice_to_stopped, from `scontrol requeue` to the run's
+           outcome.json written (every task ended: the learner saved on its
            notice, the shard wrote its checkpoint); requeue_to_step, from
            the requeued job seen running to the learner's first step after
            the resume; items_lost, the items acknowledged before the notice
@@ -120,11 +120,11 @@ handles = ["replay"]
     try:
         wait("learner's steps", lambda: steps_at(log, 0) >= 50)
         asked, running = requeue_and_restart(job)
-        exit_file = os.path.join(run, "exit")
-        # The run's exit status of its first start: written once every task ended.
-        stopped = os.stat(exit_file).st_mtime if os.path.exists(exit_file) else None
+        outcome_file = os.path.join(run, "outcome.json")
+        # How the run's first start ended (docs/runs.md): written once every task ended.
+        stopped = os.stat(outcome_file).st_mtime if os.path.exists(outcome_file) else None
         if stopped is None or stopped < asked:
-            raise RuntimeError(f"the first start of run {run} left no exit status")
+            raise RuntimeError(f"the first start of run {run} left no outcome.json")
         step = wait("learner's first step after the resume", lambda: first_step(log, 1))
         items = wait("items line", lambda: next((l.split() for l in lines(log) if l.startswith("items ")), None))
         present, acked = int(items[1]), int(items[2])

@@ -13,6 +13,7 @@ slipway.program (Program, group, handles), slipway.nodes (PyNode,
 CourierNode, ReplayNode, ExecNode, Table and its samplers and rate
 limiters), slipway.rpc (pickled courier RPC, batched_handler, and the trust
 model: only tasks of the same program are unpickled), slipway.launch,
+slipway.outcome (how a run ended: the run's outcome.json, sw.Outcome),
 slipway.lifecycle (stop, wait_for_stop, stop_event, stop handlers),
 slipway.checkpoint (checkpoint notices: checkpoint_requested,
 on_checkpoint), slipway.resume (resume_count, state_dir, save_state),

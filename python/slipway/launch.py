@@ -37,6 +37,7 @@ import sys
 import tempfile
 
 from . import program as _program
+from .outcome import Outcome
 from . import shipping
 from . import topology_writer
 
@@ -56,35 +57,6 @@ class TopologyError(_program.ProgramError):
     def __init__(self, lines):
         super().__init__("\n".join(lines))
         self.lines = lines
-
-
-class Outcome:
-    """What a --launch=test run ended with: success, exit_status (slipway
-    run's), timed_out, failed_task ("NODE.REPLICA" or None), traceback (the
-    last Python traceback that task printed, or ""), output (everything
-    slipway run printed), run_dir and topology (the file's path)."""
-
-    def __init__(self, exit_status, output, timed_out, run_dir, topology):
-        self.exit_status, self.output, self.timed_out = exit_status, output, timed_out
-        self.run_dir, self.topology = run_dir, topology
-        self.success = exit_status == 0 and not timed_out
-        m = re.search(r"failed: task (\S+?) ", output)
-        self.failed_task = m.group(1) if m else None
-        self.traceback = _last_traceback(output, self.failed_task) if self.failed_task else ""
-
-    def __repr__(self):
-        return ("Outcome(success=%r, exit_status=%r, timed_out=%r, failed_task=%r)"
-                % (self.success, self.exit_status, self.timed_out, self.failed_task))
-
-    def __bool__(self):
-        return self.success
-
-
-def _last_traceback(output, task):
-    prefix = task + ": "
-    lines = [line[len(prefix):] for line in output.splitlines() if line.startswith(prefix)]
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    return "\n".join(lines[starts[-1]:]) if starts else ""
 
 
 def find_slipway(explicit=None):
@@ -254,5 +226,12 @@ def _run_test(slipway, path, options, timeout):
         except subprocess.TimeoutExpired:
             process.kill()
             output, _ = process.communicate()
-    m = re.search(r"run directory (\S+)", output)
-    return Outcome(process.returncode, output, timed_out, m.group(1) if m else None, path)
+    return Outcome(process.returncode, output, timed_out, _run_directory(output), path)
+
+
+def _run_directory(output):
+    """The run directory slipway run named in its first line (a task's lines
+    are prefixed NODE.REPLICA: and cannot be taken for it), or None; how
+    the run ended is that directory's outcome.json."""
+    m = re.search(r"^slipway: (?:running|resuming) program .*; run directory (/.*\S)$", output, re.M)
+    return m.group(1) if m else None

@@ -1,7 +1,9 @@
 """Runs the Python program API for real under slipway (integration:
 python_program:*): working_program.py must finish through sw.stop() (exit
 0); failing_program.py, under --launch=test, must stop with the worker's
-traceback and the Python line that defined it; bad_topology_program.py
+traceback and the Python line that defined it; colocated_failing_program.py
+must name the worker (not its colocated unit) and carry its traceback, from
+the run's outcome.json; bad_topology_program.py
 must be refused at its Python line. Needs SLIPWAY and
 SLIPWAY_COURIER_LIBRARY; argv[1] is the check to run."""
 
@@ -78,6 +80,26 @@ def check_failing(runs):
         fail("--launch=test on the command line: status %d, outcome not shown" % done.returncode)
 
 
+def check_colocated_failing(runs):
+    import colocated_failing_program
+    outcome = sw.launch(colocated_failing_program.make_program(), launch_type="test", timeout=120,
+                        argv=["colocated_failing_program.py", "--run-root", runs])
+    print(outcome.output)
+    print(repr(outcome))
+    if outcome.success or outcome.timed_out or outcome.exit_status != 1:
+        fail("the colocated program did not fail as expected: %r" % outcome)
+    if outcome.failed_unit != "waiter.0+worker.0":
+        fail("failed_unit is %r, not waiter.0+worker.0" % outcome.failed_unit)
+    if outcome.failed_task != "worker.0":
+        fail("failed_task is %r, not worker.0" % outcome.failed_task)
+    if outcome.result != "failed" or outcome.record["exit"] != 1:
+        fail("outcome.json says %r" % outcome.record)
+    if "RuntimeError: colocated worker gave up on purpose" not in outcome.traceback:
+        fail("the outcome's traceback lacks the worker's exception:\n" + outcome.traceback)
+    if outcome.traceback_file != os.path.join(outcome.run_dir, "logs", "worker.0.traceback"):
+        fail("the traceback file is %r" % outcome.traceback_file)
+
+
 def check_bad_topology(runs):
     import bad_topology_program
     path = os.path.join(HERE, "bad_topology_program.py")
@@ -108,7 +130,7 @@ def check_bad_topology_cli(runs):
 def main():
     check = sys.argv[1]
     with tempfile.TemporaryDirectory() as runs:
-        {"working": check_working, "failing": check_failing,
+        {"working": check_working, "failing": check_failing, "colocated_failing": check_colocated_failing,
          "bad_topology": lambda r: (check_bad_topology(r), check_bad_topology_cli(r))}[check](runs)
     print("python_program %s: ok" % check)
 
