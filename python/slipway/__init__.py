@@ -24,6 +24,9 @@ Lower layers: slipway.courier (courier RPC over UCX, bytes in and out) and
 slipway.replay (the client of a replay node: tables, queues, pools).
 """
 
+# The project's version (CMakeLists.txt; python/pyproject.toml says the same).
+__version__ = "0.1.0"
+
 from .checkpoint import Notice, checkpoint_requested, on_checkpoint
 from .launch import Outcome, TopologyError, launch
 from .lifecycle import register_stop_handler, stop, stop_event, wait_for_stop
