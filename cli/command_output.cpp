@@ -74,4 +74,9 @@ CommandOutput run_for_output(const std::vector<std::string>& argv, std::chrono::
   return result;
 }
 
+std::string first_line(const std::string& text, std::size_t max_chars) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.size() > max_chars ? line.substr(0, max_chars) + "..." : line;
+}
+
 }  // namespace slipway::cli

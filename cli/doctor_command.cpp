@@ -59,17 +59,6 @@ std::string self_path() {
   return ec ? std::string("slipway") : path.string();
 }
 
-std::string first_line(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
 // --- user checks -----------------------------------------------------------
 
 bool check_srun_plugin(DoctorReport& r, const std::string& host) {
@@ -260,10 +249,7 @@ int run_user_doctor(const std::string& run_root) {
   const std::string host = this_host();
   const bool has_slurm = check_srun_plugin(r, host);
   if (has_slurm) {
-    const HostFacts facts = gather_host_facts();
-    for (const Finding& f : host_findings(facts)) {
-      if (f.check == "munge") r.add({f});
-    }
+    r.add(munge_findings(host, munge_status()));
     check_ports(r, host);
   }
   check_ucx(r, host);

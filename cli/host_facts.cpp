@@ -19,12 +19,6 @@ namespace {
 
 using std::chrono::seconds;
 
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
 // "Key = value" from `scontrol show config`.
 std::string config_value(const std::string& config, const std::string& key) {
   std::regex line("(^|\\n)" + key + " *= *([^\\n]*)");
@@ -50,12 +44,7 @@ std::string slurm_conf_as_config() {
   return text;
 }
 
-std::string first_line(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
-std::string check_munge(const std::string& auth_info) {
+std::string check_munge(const std::string& auth_info) {  // AuthInfo of slurm.conf
   std::error_code ec;
   bool found = false;
   for (const char* dir : {"/usr/bin", "/usr/sbin", "/usr/local/bin"}) {
@@ -96,6 +85,14 @@ std::string* field(HostFacts& f, const std::string& key) {
 }
 
 }  // namespace
+
+std::string this_host() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+std::string munge_status() { return check_munge(config_value(slurm_conf_as_config(), "AuthInfo")); }
 
 HostFacts gather_host_facts() {
   HostFacts f;
@@ -222,13 +219,19 @@ std::vector<Finding> host_findings(const HostFacts& f) {
                 "correct the arguments on that line");
     }
   }
-  if (f.munge == "ok") {
-    r.ok(f.host, "munge", "a credential made here decodes");
-  } else if (f.munge == "absent") {
-    r.skipped(f.host, "munge", "munge is not installed here (Slurm's AuthType may not need it)");
+  r.add(munge_findings(f.host, f.munge));
+  return r.findings();
+}
+
+std::vector<Finding> munge_findings(const std::string& host, const std::string& status) {
+  DoctorReport r;
+  if (status == "ok") {
+    r.ok(host, "munge", "a credential made here decodes");
+  } else if (status == "absent") {
+    r.skipped(host, "munge", "munge is not installed here (Slurm's AuthType may not need it)");
   } else {
-    r.problem(f.host, "munge", f.munge,
-              "start munged on " + f.host + " (systemctl start munge) and check that its key is the cluster's");
+    r.problem(host, "munge", status,
+              "start munged on " + host + " (systemctl start munge) and check that its key is the cluster's");
   }
   return r.findings();
 }

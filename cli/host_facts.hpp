@@ -35,6 +35,13 @@ struct HostFacts {
 };
 
 HostFacts gather_host_facts();
+// This host's name (gethostname).
+std::string this_host();
+// Whether munge makes a credential that unmunge decodes here (the socket
+// from slurm.conf's AuthInfo): "ok", "absent" or what failed; the facts'
+// `munge` field. munge_findings() judges it.
+std::string munge_status();
+std::vector<Finding> munge_findings(const std::string& host, const std::string& status);
 std::string facts_to_text(const HostFacts& facts);
 std::optional<HostFacts> facts_from_text(std::string_view text, std::string& error);
 
