@@ -7,27 +7,16 @@
 #include <memory>
 #include <new>
 
-#include "slipway/channels/endpoint.hpp"
+#include "slipway/channels/c_abi.hpp"
 #include "slipway/channels/rendezvous_directory.hpp"
 
 using namespace slipway::channels;
+using c_abi::guarded;
+using c_abi::hand_over;
+using c_abi::report;
+using c_abi::status_of;
 
-struct slipway_endpoint {
-  std::unique_ptr<Endpoint> endpoint;
-};
-struct slipway_handle {
-  Handle handle;
-};
-struct slipway_future {
-  bool oneway = false;
-  std::future<Bytes> reply;
-  std::future<void> sent;
-};
-struct slipway_responder {
-  Responder responder;
-};
-
-namespace {
+namespace slipway::channels::c_abi {
 
 int status_of(Errc code) {
   switch (code) {
@@ -48,14 +37,15 @@ int status_of(Errc code) {
   return SLIPWAY_E_INTERNAL;
 }
 
+namespace {
 void copy_text(char* out, std::size_t capacity, const std::string& text) {
   std::size_t n = std::min(text.size(), capacity - 1);
   std::memcpy(out, text.data(), n);
   out[n] = '\0';
 }
+}  // namespace
 
-int report(slipway_error* error, int code, const std::string& message,
-           const std::string& remote = {}) {
+int report(slipway_error* error, int code, const std::string& message, const std::string& remote) {
   if (error) {
     error->code = code;
     copy_text(error->message, sizeof error->message, message);
@@ -64,23 +54,17 @@ int report(slipway_error* error, int code, const std::string& message,
   return code;
 }
 
-// Runs `body`; turns any exception into a status in `error`.
-template <typename Body>
-int guarded(slipway_error* error, Body&& body) {
-  try {
-    body();
-    if (error) report(error, SLIPWAY_OK, {});
-    return SLIPWAY_OK;
-  } catch (const ChannelError& e) {
-    return report(error, status_of(e.code()), e.what(), e.remote_message());
-  } catch (const std::bad_alloc&) {
-    return report(error, SLIPWAY_E_INTERNAL, "out of memory");
-  } catch (const std::exception& e) {
-    return report(error, SLIPWAY_E_INTERNAL, e.what());
-  } catch (...) {
-    return report(error, SLIPWAY_E_INTERNAL, "unknown exception");
-  }
+void hand_over(Bytes value, slipway_buffer* reply) {
+  if (!reply) return;
+  auto* owner = new Bytes(std::move(value));
+  reply->data = owner->data();
+  reply->size = owner->size();
+  reply->owner = owner;
 }
+
+}  // namespace slipway::channels::c_abi
+
+namespace {
 
 Bytes copy_request(const void* data, std::size_t size) {
   if (size > 0 && !data) throw ChannelError(Errc::invalid_argument, "request is NULL with a size");
@@ -91,14 +75,6 @@ Bytes copy_request(const void* data, std::size_t size) {
 Timeout timeout_of(std::int64_t timeout_ms) {
   if (timeout_ms < 0) return std::nullopt;
   return std::chrono::milliseconds(timeout_ms);
-}
-
-void hand_over(Bytes value, slipway_buffer* reply) {
-  if (!reply) return;
-  auto* owner = new Bytes(std::move(value));
-  reply->data = owner->data();
-  reply->size = owner->size();
-  reply->owner = owner;
 }
 
 std::string text_or_empty(const char* text) { return text ? text : ""; }

@@ -7,6 +7,7 @@
 #   replay_client.sh restart   checkpoint, SIGKILL of the server, relaunch and restore
 #   replay_client.sh stats     the shard's replay/stats key and a busy task's usage key
 #                              (every task under slipway-exec: SLIPWAY_INLINE_TASKS=0)
+#   replay_client.sh c_abi     the C ABI (replay.h) through its C++ wrapper, linked to libslipway-courier.so
 # Needs SLIPWAY, SLIPWAY_REPLAY_BIN and SLIPWAY_REPLAY_CLIENT (built programs).
 set -euo pipefail
 : "${SLIPWAY:?path of the slipway binary}"
