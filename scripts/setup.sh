@@ -18,6 +18,7 @@ PACKAGES=(
   libmicrohttpd-dev prometheus
   chromium chromium-driver python3-selenium graphviz
   clang libclang-rt-14-dev
+  debhelper lintian
 )
 
 missing=()
@@ -35,9 +36,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# ccache keys on paths relative to the checkout, so a fresh clone reuses
-# what an earlier build compiled.
-export CCACHE_BASEDIR=$PWD
+# ccache keys on paths relative to the checkout and not on the build
+# folder (hash_dir off: debug info may name the folder of the build that
+# filled the cache), so a fresh clone, and the package build of
+# system:debian:build, reuse what an earlier build compiled. ccache also
+# keys on the locale, which debhelper sets to LC_ALL=C.UTF-8: so does this
+# build.
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true LC_ALL=C.UTF-8
 BUILD_DIR=${SLIPWAY_BUILD_DIR:-build}
 CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [ "${CI:-}" = "true" ]; then
