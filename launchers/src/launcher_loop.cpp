@@ -318,7 +318,7 @@ bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool gro
   const auto now = Clock::now();
   apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.
-  carry_out(supervisor_->task_exited(unit, TaskExit{true, SIGKILL}, now));
+  carry_out(supervisor_->task_exited(unit, UnitExit{true, SIGKILL}, now));
   return true;
 }
 
@@ -356,7 +356,7 @@ void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
 UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
 bool LauncherLoop::unit_starting(std::size_t unit) const {
-  return supervisor_->task(unit).state == TaskState::Running && !tracker_->carrier_of(unit) &&
+  return supervisor_->task(unit).state == UnitState::Running && !tracker_->carrier_of(unit) &&
          !tracker_->held(unit);
 }
 
@@ -516,7 +516,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
         budget_->release(unit);
         say(units_[unit].name + ": " + e.what());
         outcome_.not_started(unit, attempt, e.what());
-        carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+        carry_out(supervisor_->task_exited(unit, UnitExit{false, 127}, Clock::now()));
       }
     }
   }
@@ -534,7 +534,7 @@ void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_t
   }
   say(units_[unit].name + ": " + why);
   outcome_.not_started(unit, supervisor_->task(unit).attempt, why);
-  carry_out(supervisor_->task_exited(unit, TaskExit{false, 127}, Clock::now()));
+  carry_out(supervisor_->task_exited(unit, UnitExit{false, 127}, Clock::now()));
 }
 
 void LauncherLoop::host_found(std::size_t unit) {
@@ -549,7 +549,7 @@ void LauncherLoop::host_not_found(std::size_t unit, const std::string& why) {
   ended_without_room(unit, why, false);
 }
 
-TaskState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->task(unit).state; }
+UnitState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->task(unit).state; }
 
 void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   // First launches that come together may share a process: gather them.
@@ -571,7 +571,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
         if (supervisor_->exit_expected(action.task)) {
           // Overtaken while these actions were carried out (its world
           // resized on a unit that found no room): it ends unstarted.
-          carry_out(supervisor_->task_exited(action.task, TaskExit{true, SIGTERM}, Clock::now()));
+          carry_out(supervisor_->task_exited(action.task, UnitExit{true, SIGTERM}, Clock::now()));
           break;
         }
         launch({action.task}, action.attempt);
@@ -581,7 +581,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
           signal_unit(action.task, carrier, action.signal);
         } else if (action.signal != SIGCONT && drop_queued(action.task)) {
           // Never started (waiting for descriptors): it ends as stopped.
-          carry_out(supervisor_->task_exited(action.task, TaskExit{true, action.signal},
+          carry_out(supervisor_->task_exited(action.task, UnitExit{true, action.signal},
                                              Clock::now()));
         }
         break;
@@ -609,7 +609,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   flush();
 }
 
-void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
+void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
   budget_->release(unit);
   if (observer_) {
     const int attempt = supervisor_->task(unit).attempt;
@@ -625,7 +625,7 @@ void LauncherLoop::unit_done(std::size_t unit, TaskExit exit, bool lost) {
   }
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
   const bool elastic_replica = units_[unit].tasks.size() == 1 && elastic_->knows(task.node);
-  if (!lost && !exit.success() && supervisor_->task(unit).state == TaskState::Running &&
+  if (!lost && !exit.success() && supervisor_->task(unit).state == UnitState::Running &&
       signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
     // A task that never started may have no log.
     const std::string log = run_dir_.logs_path() + "/" + task.name() + ".log";
@@ -676,11 +676,11 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
       return;
     }
     if (!tracker_->task_vanished(unit, attempt)) return;
-    unit_done(unit, TaskExit{true, SIGKILL}, true);
+    unit_done(unit, UnitExit{true, SIGKILL}, true);
   } else {
     auto status = tracker_->task_left(unit, attempt, event.exit_status);
     if (!status) return;
-    unit_done(unit, TaskExit{false, *status}, false);
+    unit_done(unit, UnitExit{false, *status}, false);
   }
   if (carrier && tracker_->drained(carrier)) carrier_drained(carrier);
 }
@@ -692,7 +692,7 @@ std::string LauncherLoop::never_joined(UnitHandle, const base::ExitStatus& exit)
 void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exit) {
   std::optional<std::vector<rendezvous::MemberRecord>> members;
   for (std::size_t unit : tracker_->carrier_ended(carrier)) {
-    TaskExit task_exit{exit.signaled, exit.code, {}};
+    UnitExit task_exit{exit.signaled, exit.code, {}};
     bool joined = tracker_->all_joined(unit);
     if (!joined) {
       // The rendezvous answers a join before it tells this loop of it: a
@@ -711,7 +711,7 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
     }
     if (!joined) {
       task_exit.never_started = never_joined(carrier, exit);
-    } else if (hears_losses() && supervisor_->task(unit).state == TaskState::Running &&
+    } else if (hears_losses() && supervisor_->task(unit).state == UnitState::Running &&
                !supervisor_->exit_expected(unit) && !supervisor_->stopping() && signals_seen_ == 0) {
       // Its agent never said how it ended: the rendezvous may be about to
       // say it was lost (kLossVerdictWait).
@@ -930,9 +930,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     }
   }
 
-  std::vector<SupervisedTaskSpec> specs;
+  std::vector<SupervisedUnitSpec> specs;
   for (const LaunchUnit& unit : units_) {
-    SupervisedTaskSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
+    SupervisedUnitSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
     const core::Task& first = plan_.tasks[unit.tasks.front()];
     spec.hears_notice = core::hears_notices(plan_.node(first));
     spec.idle = unit.tasks.size() == 1 && elastic_->knows(first.node) &&
@@ -1037,7 +1037,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   outcome.run_directory = run_dir_.path();
   for (std::size_t unit = 0; unit < units_.size(); ++unit) {
     const auto view = supervisor_->task(unit);
-    const bool started = view.state != TaskState::Pending;
+    const bool started = view.state != UnitState::Pending;
     outcome.units.push_back({units_[unit].name, view.state, started ? view.attempt + 1 : 0});
   }
   return outcome;

@@ -179,7 +179,7 @@ class LauncherLoop {
   void host_not_found(std::size_t unit, const std::string& why);
   bool waiting_for_host(std::size_t unit) const { return waiting_for_host_.count(unit) != 0; }
   // The supervisor's state of the unit.
-  TaskState unit_state(std::size_t unit) const;
+  UnitState unit_state(std::size_t unit) const;
 
   // Satellite slots of elastic nodes (core/satellite_slots.hpp), for a
   // launcher that can get them hosts: the elastic nodes, and how many more
@@ -257,7 +257,7 @@ class LauncherLoop {
   void start_queued();
   bool drop_queued(std::size_t unit);
   // `lost`: unit_lost() said the unit failed (said already).
-  void unit_done(std::size_t unit, TaskExit exit, bool lost);
+  void unit_done(std::size_t unit, UnitExit exit, bool lost);
   void on_signals();
   void on_wakeup();
   void on_member_joined(const MemberJoined& event);

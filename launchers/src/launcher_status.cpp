@@ -11,15 +11,15 @@
 namespace slipway::launch {
 namespace {
 
-const char* state_name(TaskState state, bool joined) {
+const char* state_name(UnitState state, bool joined) {
   switch (state) {
-    case TaskState::Pending: return "pending";
-    case TaskState::Running: return joined ? "running" : "pending";
-    case TaskState::Backoff: return "backoff";
-    case TaskState::Succeeded: return "succeeded";
-    case TaskState::Failed: return "failed";
-    case TaskState::Stopped: return "stopped";
-    case TaskState::Idle: return "idle";
+    case UnitState::Pending: return "pending";
+    case UnitState::Running: return joined ? "running" : "pending";
+    case UnitState::Backoff: return "backoff";
+    case UnitState::Succeeded: return "succeeded";
+    case UnitState::Failed: return "failed";
+    case UnitState::Stopped: return "stopped";
+    case UnitState::Idle: return "idle";
   }
   return "pending";
 }
@@ -99,7 +99,7 @@ observe::ProgramStatus LauncherLoop::status_now() const {
         task.pid = record->identity.pid;
         task.started_unix_ms = record->joined_unix_ms;
       }
-      if (const auto& usage = values[t->id]; usage && view.state == TaskState::Running) {
+      if (const auto& usage = values[t->id]; usage && view.state == UnitState::Running) {
         if (auto parsed = observe::parse_usage(*usage)) {
           task.cpu_seconds = parsed->cpu_seconds;
           task.rss_bytes = parsed->rss_bytes;

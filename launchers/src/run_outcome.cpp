@@ -31,7 +31,7 @@ std::string bounded(std::string text, std::size_t limit = kMaxText) {
   return text;
 }
 
-OutcomeCause cause_of(const TaskExit& exit, bool lost) {
+OutcomeCause cause_of(const UnitExit& exit, bool lost) {
   OutcomeCause cause;
   if (lost) {
     cause.kind = "lost";
@@ -98,7 +98,7 @@ int int_at(const json& object, const char* key, int otherwise = 0) {
 
 }  // namespace
 
-void OutcomeRecorder::unit_ended(std::size_t unit, int attempt, const TaskExit& exit, bool lost) {
+void OutcomeRecorder::unit_ended(std::size_t unit, int attempt, const UnitExit& exit, bool lost) {
   unit_ends_[unit] = {attempt, cause_of(exit, lost)};
 }
 
@@ -182,7 +182,7 @@ RunOutcome OutcomeRecorder::finish(const core::Plan& plan, const std::vector<Lau
   for (std::size_t u = 0; u < units.size() && u < supervisor.size(); ++u) {
     const auto view = supervisor.task(u);
     ++outcome.units[to_string(view.state)];
-    if (view.state != TaskState::Failed || outcome.failed_unit) continue;
+    if (view.state != UnitState::Failed || outcome.failed_unit) continue;
     outcome.failed_unit = failed_unit(plan, u, units[u], view.attempt, view.attempt + attempt_base,
                                       view.epoch + (units[u].world >= 0 ? epoch_base : 0), run_dir);
   }

@@ -565,7 +565,7 @@ class SlurmRun : public LauncherLoop {
     for (std::size_t u = 0; u < units().size(); ++u) {
       // A unit between attempts (its backoff, its world restarting) starts
       // again on its host: its room is taken.
-      const bool starting = unit_starting(u) || unit_state(u) == TaskState::Backoff;
+      const bool starting = unit_starting(u) || unit_state(u) == UnitState::Backoff;
       if (u == unit || (!unit_carrier(u) && !starting)) continue;
       if (satellites_.of_unit(u) || placeholders_.count(unit_host_[u])) continue;  // not the job's hosts
       StepRequest other = step_for_unit(plan(), units()[u]);
@@ -749,7 +749,7 @@ class SlurmRun : public LauncherLoop {
       if (!job.replacement) continue;
       const std::size_t unit = *job.unit;
       if (waiting_for_host(unit) || unit_carrier(unit) || unit_starting(unit) ||
-          unit_state(unit) == TaskState::Backoff) {
+          unit_state(unit) == UnitState::Backoff) {
         continue;
       }
       const std::string in_job = "job " + id;

@@ -8,27 +8,27 @@
 
 namespace slipway::launch {
 
-std::string TaskExit::describe() const {
+std::string UnitExit::describe() const {
   if (!never_started.empty()) return "never started: " + never_started;
   if (!signaled) return "exited with status " + std::to_string(code);
   const char* name = strsignal(code);
   return "killed by signal " + std::to_string(code) + " (" + (name ? name : "unknown") + ")";
 }
 
-const char* to_string(TaskState state) {
+const char* to_string(UnitState state) {
   switch (state) {
-    case TaskState::Pending: return "pending";
-    case TaskState::Running: return "running";
-    case TaskState::Backoff: return "restarting";
-    case TaskState::Succeeded: return "done";
-    case TaskState::Failed: return "failed";
-    case TaskState::Stopped: return "stopped";
-    case TaskState::Idle: return "idle";
+    case UnitState::Pending: return "pending";
+    case UnitState::Running: return "running";
+    case UnitState::Backoff: return "restarting";
+    case UnitState::Succeeded: return "done";
+    case UnitState::Failed: return "failed";
+    case UnitState::Stopped: return "stopped";
+    case UnitState::Idle: return "idle";
   }
   return "unknown";
 }
 
-Supervisor::Supervisor(std::vector<SupervisedTaskSpec> tasks, SupervisorOptions options)
+Supervisor::Supervisor(std::vector<SupervisedUnitSpec> tasks, SupervisorOptions options)
     : options_(options) {
   tasks_.reserve(tasks.size());
   for (auto& spec : tasks) {
@@ -65,16 +65,16 @@ std::chrono::milliseconds Supervisor::backoff(int failures) const {
 
 bool Supervisor::world_running(int world) const {
   return std::any_of(tasks_.begin(), tasks_.end(), [world](const Task& t) {
-    return t.spec.world == world && t.state == TaskState::Running;
+    return t.spec.world == world && t.state == UnitState::Running;
   });
 }
 
-void Supervisor::restart_world(int world, std::size_t failed, const TaskExit& exit,
+void Supervisor::restart_world(int world, std::size_t failed, const UnitExit& exit,
                                Clock::time_point now, std::vector<Action>& out) {
   World& w = worlds_[static_cast<std::size_t>(world)];
   std::string stopping;
   for (const Task& t : tasks_) {
-    if (t.spec.world == world && t.state == TaskState::Running && &t != &tasks_[failed]) {
+    if (t.spec.world == world && t.state == UnitState::Running && &t != &tasks_[failed]) {
       stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
     }
   }
@@ -86,7 +86,7 @@ void Supervisor::restart_world(int world, std::size_t failed, const TaskExit& ex
                            (stopping.empty() ? "" : "; stopping " + stopping)});
   w.restart_at = now + backoff(w.failures);
   ++w.failures;
-  tasks_[failed].state = TaskState::Backoff;
+  tasks_[failed].state = UnitState::Backoff;
   stop_world(world, now, out);
 }
 
@@ -96,12 +96,12 @@ void Supervisor::stop_world(int world, Clock::time_point now, std::vector<Action
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
     if (t.spec.world != world) continue;
-    if (t.state == TaskState::Running) {
+    if (t.state == UnitState::Running) {
       out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
       w.kill_at = now + options_.grace;
       continue;  // becomes Backoff (or Idle, retiring) when it exits
     }
-    if (t.state != TaskState::Idle) t.state = TaskState::Backoff;  // those done already
+    if (t.state != UnitState::Idle) t.state = UnitState::Backoff;  // those done already
   }
 }
 
@@ -117,7 +117,7 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
   for (std::size_t i : retire) {
     Task& t = tasks_.at(i);
     t.rejoin = false;
-    if (t.state == TaskState::Running) {
+    if (t.state == UnitState::Running) {
       t.retiring = true;
       if (t.spec.world >= 0) {
         touch(t.spec.world);
@@ -125,8 +125,8 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
         out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
         t.kill_at = now + options_.grace;
       }
-    } else if (t.state == TaskState::Backoff || t.state == TaskState::Pending) {
-      t.state = TaskState::Idle;
+    } else if (t.state == UnitState::Backoff || t.state == UnitState::Pending) {
+      t.state = UnitState::Idle;
       if (t.spec.world >= 0) touch(t.spec.world);
     }
   }
@@ -136,9 +136,9 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
       t.rejoin = true;  // asked back while it stops: it starts again once it ended
       continue;
     }
-    if (t.state != TaskState::Idle) continue;
+    if (t.state != UnitState::Idle) continue;
     if (t.spec.world >= 0) {
-      t.state = TaskState::Backoff;  // launched with its world's new epoch
+      t.state = UnitState::Backoff;  // launched with its world's new epoch
       touch(t.spec.world);
       continue;
     }
@@ -150,8 +150,8 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
     std::size_t size = 0;
     for (const Task& t : tasks_) {
       if (t.spec.world != world) continue;
-      if (t.state == TaskState::Running) stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
-      if (t.state != TaskState::Idle && (!t.retiring || t.rejoin)) ++size;
+      if (t.state == UnitState::Running) stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
+      if (t.state != UnitState::Idle && (!t.retiring || t.rejoin)) ++size;
     }
     out.push_back(Action{Action::Kind::Note, 0, 0, 0, 0, 0,
                          cause + ": its world restarts as epoch " + std::to_string(w.epoch + 1) +
@@ -168,7 +168,7 @@ void Supervisor::launch_task(std::size_t index, std::vector<Action>& out) {
   Task& t = tasks_[index];
   if (t.launched) ++t.attempt;
   t.launched = true;
-  t.state = TaskState::Running;
+  t.state = UnitState::Running;
   const int epoch = t.spec.world >= 0 ? worlds_[static_cast<std::size_t>(t.spec.world)].epoch : 0;
   out.push_back(Action{Action::Kind::Launch, index, t.attempt, epoch, 0, 0, {}});
 }
@@ -176,14 +176,14 @@ void Supervisor::launch_task(std::size_t index, std::vector<Action>& out) {
 void Supervisor::check_all_done(Clock::time_point now, std::vector<Action>& out) {
   if (phase_ != Phase::Running) return;
   const bool all_done = std::all_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
-    return x.spec.daemon || x.state == TaskState::Succeeded || x.state == TaskState::Idle;
+    return x.spec.daemon || x.state == UnitState::Succeeded || x.state == UnitState::Idle;
   });
   if (all_done) begin_stop(Phase::StoppingDaemons, 0, "all tasks finished", now, out);
 }
 
-void Supervisor::fail_program(Task& t, const TaskExit& exit, int retries_used,
+void Supervisor::fail_program(Task& t, const UnitExit& exit, int retries_used,
                               Clock::time_point now, std::vector<Action>& out) {
-  t.state = TaskState::Failed;
+  t.state = UnitState::Failed;
   std::string budget = t.spec.max_retries == 0
                            ? "no retries allowed (max_retries = 0)"
                            : "retries exhausted (max_retries = " +
@@ -199,7 +199,7 @@ std::vector<Action> Supervisor::start(Clock::time_point) {
   std::vector<Action> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     if (tasks_[i].spec.idle) {
-      tasks_[i].state = TaskState::Idle;
+      tasks_[i].state = UnitState::Idle;
       continue;
     }
     launch_task(i, out);
@@ -208,11 +208,11 @@ std::vector<Action> Supervisor::start(Clock::time_point) {
   return out;
 }
 
-std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
+std::vector<Action> Supervisor::task_exited(std::size_t index, UnitExit exit,
                                             Clock::time_point now) {
   std::vector<Action> out;
   Task& t = tasks_.at(index);
-  if (t.state != TaskState::Running) return out;
+  if (t.state != UnitState::Running) return out;
   const bool retired = t.retiring && !t.rejoin;
   t.retiring = false;
   t.kill_at.reset();
@@ -220,7 +220,7 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
     World& w = worlds_[static_cast<std::size_t>(t.spec.world)];
     if (w.restarting) {
       // Stopped for the new epoch: expected.
-      t.state = retired ? TaskState::Idle : TaskState::Backoff;
+      t.state = retired ? UnitState::Idle : UnitState::Backoff;
       t.rejoin = false;
       return out;
     }
@@ -235,12 +235,12 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   }
   if (phase_ != Phase::Running) {
     // Exits while stopping are expected; a failure before the stop counts.
-    t.state = exit.success() ? TaskState::Succeeded : TaskState::Stopped;
+    t.state = exit.success() ? UnitState::Succeeded : UnitState::Stopped;
     t.term_at.reset();
     t.stop_kill_at.reset();
     // After a notice, daemons that were let run go once nothing needs them.
     const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
-      return !x.spec.daemon && x.state == TaskState::Running;
+      return !x.spec.daemon && x.state == UnitState::Running;
     });
     if (!non_daemon_runs) {
       for (std::size_t i = 0; i < tasks_.size(); ++i) {
@@ -252,7 +252,7 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
   }
   if (retired || t.rejoin) {
     // Stopped by a resize, whatever its status: idle, or back at once.
-    t.state = TaskState::Idle;
+    t.state = UnitState::Idle;
     if (t.rejoin) {
       t.rejoin = false;
       launch_task(index, out);
@@ -261,12 +261,12 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, TaskExit exit,
     return out;
   }
   if (exit.success()) {
-    t.state = TaskState::Succeeded;
+    t.state = UnitState::Succeeded;
     check_all_done(now, out);
     return out;
   }
   if (t.attempt < t.spec.max_retries) {
-    t.state = TaskState::Backoff;
+    t.state = UnitState::Backoff;
     t.restart_at = now + backoff(t.attempt);
     return out;
   }
@@ -287,12 +287,12 @@ std::vector<Action> Supervisor::stop_with_notice(const std::string& reason, int 
   std::vector<Action> out;
   if (phase_ == Phase::Stopping || phase_ == Phase::Finished) return out;
   const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
-    return !x.spec.daemon && x.state == TaskState::Running && x.spec.hears_notice;
+    return !x.spec.daemon && x.state == UnitState::Running && x.spec.hears_notice;
   });
   for (Task& t : tasks_) {
     // A daemon waits for the non-daemon tasks that were let run, if any;
     // begin_stop leaves the tasks let run alone.
-    if (t.state == TaskState::Running && t.spec.hears_notice && !t.retiring && (!t.spec.daemon || non_daemon_runs)) {
+    if (t.state == UnitState::Running && t.spec.hears_notice && !t.retiring && (!t.spec.daemon || non_daemon_runs)) {
       t.term_at = deadline;
     }
   }
@@ -311,7 +311,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
   std::vector<Action> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
-    if (t.state != TaskState::Running) continue;
+    if (t.state != UnitState::Running) continue;
     if (t.term_at && *t.term_at <= now) signal_noticed(i, now, out);
     if (t.stop_kill_at && *t.stop_kill_at <= now) {
       t.stop_kill_at.reset();
@@ -321,7 +321,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
   if (phase_ == Phase::Running) {
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       Task& t = tasks_[i];
-      if (t.spec.world < 0 && t.state == TaskState::Backoff && t.restart_at <= now) {
+      if (t.spec.world < 0 && t.state == UnitState::Backoff && t.restart_at <= now) {
         launch_task(i, out);
       }
       if (t.retiring && t.kill_at && *t.kill_at <= now) {
@@ -336,7 +336,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
       if (world.kill_at && *world.kill_at <= now) {
         world.kill_at.reset();
         for (std::size_t i = 0; i < tasks_.size(); ++i) {
-          if (tasks_[i].spec.world == id && tasks_[i].state == TaskState::Running) {
+          if (tasks_[i].spec.world == id && tasks_[i].state == UnitState::Running) {
             out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
           }
         }
@@ -347,7 +347,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
       ++world.epoch;
       for (std::size_t i = 0; i < tasks_.size(); ++i) {
         Task& t = tasks_[i];
-        if (t.spec.world != id || t.state == TaskState::Idle) continue;
+        if (t.spec.world != id || t.state == UnitState::Idle) continue;
         launch_task(i, out);
       }
     }
@@ -357,7 +357,7 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
     for (std::size_t i = 0; i < tasks_.size(); ++i) {
       const Task& t = tasks_[i];
       // Tasks let run after a notice have their own SIGKILL.
-      if (t.state == TaskState::Running && !t.term_at && !t.stop_kill_at) {
+      if (t.state == UnitState::Running && !t.term_at && !t.stop_kill_at) {
         out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
       }
     }
@@ -371,13 +371,13 @@ std::optional<Clock::time_point> Supervisor::next_deadline() const {
     if (!next || when < *next) next = when;
   };
   for (const Task& t : tasks_) {
-    if (t.state != TaskState::Running) continue;
+    if (t.state != UnitState::Running) continue;
     if (t.term_at) consider(*t.term_at);
     if (t.stop_kill_at) consider(*t.stop_kill_at);
   }
   if (phase_ == Phase::Running) {
     for (const Task& t : tasks_) {
-      if (t.spec.world < 0 && t.state == TaskState::Backoff) consider(t.restart_at);
+      if (t.spec.world < 0 && t.state == UnitState::Backoff) consider(t.restart_at);
       if (t.retiring && t.kill_at) consider(*t.kill_at);
     }
     for (std::size_t w = 0; w < worlds_.size(); ++w) {
@@ -397,9 +397,9 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
   message_ = std::move(message);
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
-    if (t.state == TaskState::Backoff || t.state == TaskState::Pending) {
-      t.state = TaskState::Stopped;
-    } else if (t.state == TaskState::Running && !t.term_at) {
+    if (t.state == UnitState::Backoff || t.state == UnitState::Pending) {
+      t.state = UnitState::Stopped;
+    } else if (t.state == UnitState::Running && !t.term_at) {
       out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
     }
   }
@@ -409,7 +409,7 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
 
 bool Supervisor::any_running() const {
   return std::any_of(tasks_.begin(), tasks_.end(),
-                     [](const Task& t) { return t.state == TaskState::Running; });
+                     [](const Task& t) { return t.state == UnitState::Running; });
 }
 
 void Supervisor::maybe_finish(std::vector<Action>& out) {

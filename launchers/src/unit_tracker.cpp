@@ -81,22 +81,22 @@ std::vector<std::size_t> UnitTracker::carrier_ended(UnitHandle carrier) {
   return ended;
 }
 
-void UnitTracker::hold(std::size_t u, TaskExit exit, Clock::time_point until) {
+void UnitTracker::hold(std::size_t u, UnitExit exit, Clock::time_point until) {
   Unit& unit = units_.at(u);
   if (unit.carrier) return;  // still running: nothing to hold
   unit.hold = Hold{std::move(exit), until};
 }
 
-std::optional<TaskExit> UnitTracker::release(std::size_t u) {
+std::optional<UnitExit> UnitTracker::release(std::size_t u) {
   Unit& unit = units_.at(u);
   if (!unit.hold) return std::nullopt;
-  TaskExit exit = std::move(unit.hold->exit);
+  UnitExit exit = std::move(unit.hold->exit);
   unit.hold.reset();
   return exit;
 }
 
-std::vector<std::pair<std::size_t, TaskExit>> UnitTracker::expired(Clock::time_point now) {
-  std::vector<std::pair<std::size_t, TaskExit>> out;
+std::vector<std::pair<std::size_t, UnitExit>> UnitTracker::expired(Clock::time_point now) {
+  std::vector<std::pair<std::size_t, UnitExit>> out;
   for (std::size_t u = 0; u < units_.size(); ++u) {
     if (units_[u].hold && units_[u].hold->until <= now) out.emplace_back(u, *release(u));
   }

@@ -127,7 +127,7 @@ TEST_CASE("a unit waiting for a host starts on the same attempt once the host ca
   CHECK(ran.waited >= kWait);
   CHECK(ran.outcome.program_status == 0);
   REQUIRE(ran.outcome.units.size() == 1);
-  CHECK(ran.outcome.units[0].state == launch::TaskState::Succeeded);
+  CHECK(ran.outcome.units[0].state == launch::UnitState::Succeeded);
   CHECK(ran.outcome.units[0].attempts == 2);  // the wait was no attempt of its own
 }
 
@@ -137,7 +137,7 @@ TEST_CASE("a unit whose host will not come ends as one with no room: a failure w
   CHECK(ran.outcome.program_status == 1);
   CHECK(ran.outcome.message.find("task worker.0 exited with status 127 on attempt 1") != std::string::npos);
   REQUIRE(ran.outcome.units.size() == 1);
-  CHECK(ran.outcome.units[0].state == launch::TaskState::Failed);
+  CHECK(ran.outcome.units[0].state == launch::UnitState::Failed);
 }
 
 TEST_CASE("a unit waiting for a host when the program stops ends as stopped") {
@@ -145,5 +145,5 @@ TEST_CASE("a unit waiting for a host when the program stops ends as stopped") {
   CHECK(ran.starts == std::vector<int>{0, 1});
   CHECK(ran.outcome.program_status == 128 + SIGTERM);
   REQUIRE(ran.outcome.units.size() == 1);
-  CHECK(ran.outcome.units[0].state == launch::TaskState::Stopped);
+  CHECK(ran.outcome.units[0].state == launch::UnitState::Stopped);
 }

@@ -98,7 +98,7 @@ TEST_CASE("a loss heard just after the carrier's end makes the unit lost") {
   CHECK(ran.losses == 1);
   CHECK(ran.lost_reason == "connection lost");
   REQUIRE(ran.outcome.units.size() == 1);
-  CHECK(ran.outcome.units[0].state == launch::TaskState::Failed);
+  CHECK(ran.outcome.units[0].state == launch::UnitState::Failed);
   CHECK(ran.outcome.message.find("worker.0 killed by signal 9") != std::string::npos);
 }
 

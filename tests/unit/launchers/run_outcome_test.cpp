@@ -57,8 +57,8 @@ colocate = "g"
 command = "true"
 )";
 
-std::vector<SupervisedTaskSpec> specs_of(const std::vector<LaunchUnit>& units) {
-  std::vector<SupervisedTaskSpec> specs;
+std::vector<SupervisedUnitSpec> specs_of(const std::vector<LaunchUnit>& units) {
+  std::vector<SupervisedUnitSpec> specs;
   for (const LaunchUnit& unit : units) specs.push_back({unit.name, unit.daemon, unit.max_retries, unit.world});
   return specs;
 }
@@ -88,10 +88,10 @@ TEST_CASE("a colocated unit's outcome names the task that failed it and its trac
   recorder.task_ended(MemberEnded{"c.0", 0, "here", false, 0, ""});
   recorder.task_ended(MemberEnded{"b.0", 0, "here", false, 1, ""});  // b.0 fails first
   recorder.task_ended(MemberEnded{"a.0", 0, "here", false, 143, ""});  // a.0 stopped by the agent
-  recorder.unit_ended(0, 0, TaskExit{false, 1}, false);
-  supervisor.task_exited(1, TaskExit{false, 0}, now);
-  supervisor.task_exited(0, TaskExit{false, 1}, now);
-  REQUIRE(supervisor.task(0).state == TaskState::Failed);
+  recorder.unit_ended(0, 0, UnitExit{false, 1}, false);
+  supervisor.task_exited(1, UnitExit{false, 0}, now);
+  supervisor.task_exited(0, UnitExit{false, 1}, now);
+  REQUIRE(supervisor.task(0).state == UnitState::Failed);
 
   const RunOutcome outcome = recorder.finish(plan, units, supervisor, 0, 0, 1, "task a.0+b.0 exited with status 1", run);
   CHECK(outcome.result == "failed");
@@ -149,10 +149,10 @@ TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, n
     supervisor.start(Clock::now());
     OutcomeRecorder recorder;
     record(recorder);
-    supervisor.task_exited(1, TaskExit{true, SIGKILL}, Clock::now());
+    supervisor.task_exited(1, UnitExit{true, SIGKILL}, Clock::now());
     return recorder.finish(plan, units, supervisor, 0, 0, 1, "", run);
   };
-  auto killed = failed_with([](OutcomeRecorder& r) { r.unit_ended(1, 0, TaskExit{true, SIGKILL}, false); });
+  auto killed = failed_with([](OutcomeRecorder& r) { r.unit_ended(1, 0, UnitExit{true, SIGKILL}, false); });
   REQUIRE(killed.failed_unit);
   CHECK(killed.failed_unit->name == "c.0");
   CHECK(killed.failed_unit->cause.kind == "signal");
@@ -164,7 +164,7 @@ TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, n
 
   auto lost = failed_with([](OutcomeRecorder& r) {
     r.task_ended(MemberEnded{"c.0", 0, "gone", true, 0, "connection lost"});
-    r.unit_ended(1, 0, TaskExit{true, SIGKILL}, true);
+    r.unit_ended(1, 0, UnitExit{true, SIGKILL}, true);
   });
   CHECK(lost.failed_unit->cause.kind == "lost");
   CHECK(lost.failed_unit->tasks[0].vanished);
@@ -175,7 +175,7 @@ TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, n
   CHECK(unstarted.failed_unit->cause.description.find("no such command") != std::string::npos);
 
   // An end recorded for an earlier attempt is not this one's.
-  auto unknown = failed_with([](OutcomeRecorder& r) { r.unit_ended(1, 3, TaskExit{false, 2}, false); });
+  auto unknown = failed_with([](OutcomeRecorder& r) { r.unit_ended(1, 3, UnitExit{false, 2}, false); });
   CHECK(unknown.failed_unit->cause.kind == "unknown");
 }
 

@@ -12,9 +12,9 @@ using Kind = Action::Kind;
 
 namespace {
 const Clock::time_point t0{};
-TaskExit ok() { return {false, 0}; }
-TaskExit failed(int code = 3) { return {false, code}; }
-TaskExit killed(int sig) { return {true, sig}; }
+UnitExit ok() { return {false, 0}; }
+UnitExit failed(int code = 3) { return {false, code}; }
+UnitExit killed(int sig) { return {true, sig}; }
 
 SupervisorOptions fast() {
   SupervisorOptions o;
@@ -52,11 +52,11 @@ TEST_CASE("the program finishes 0 once non-daemons succeed, after stopping daemo
 }
 
 TEST_CASE("a failed task is relaunched with attempt + 1 after a growing backoff") {
-  SupervisedTaskSpec spec{"learner.1", false, 2};
+  SupervisedUnitSpec spec{"learner.1", false, 2};
   Supervisor s({spec}, fast());
   s.start(t0);
   CHECK(s.task_exited(0, failed(), t0).empty());
-  CHECK(s.task(0).state == TaskState::Backoff);
+  CHECK(s.task(0).state == UnitState::Backoff);
   REQUIRE(s.next_deadline() == t0 + 100ms);
   CHECK(s.tick(t0 + 99ms).empty());
   auto actions = s.tick(t0 + 100ms);
@@ -99,7 +99,7 @@ TEST_CASE("retries exhausted: everything is stopped and the program fails naming
   CHECK(actions[0].kind == Kind::Signal);
   CHECK(actions[0].task == 1);
   CHECK(actions[1].task == 2);
-  CHECK(s.task(0).state == TaskState::Failed);
+  CHECK(s.task(0).state == UnitState::Failed);
   // A survivor ignores SIGTERM: SIGKILL after the grace period.
   CHECK(s.next_deadline() == t0 + 1200ms);
   actions = s.tick(t0 + 1200ms);
@@ -149,7 +149,7 @@ TEST_CASE("a second stop request while stopping changes nothing") {
 
 namespace {
 // A world of three ranks (world 0) beside a plain task.
-std::vector<SupervisedTaskSpec> torch_world(int max_retries) {
+std::vector<SupervisedUnitSpec> torch_world(int max_retries) {
   return {{"trainer.0", false, max_retries, 0},
           {"trainer.1", false, max_retries, 0},
           {"trainer.2", false, max_retries, 0},
@@ -242,7 +242,7 @@ TEST_CASE("ranks that finished first restart with their world, and a world is do
   Supervisor s(torch_world(1), fast());
   s.start(t0);
   CHECK(s.task_exited(0, ok(), t0).empty());  // rank 0 done, others still running
-  CHECK(s.task(0).state == TaskState::Succeeded);
+  CHECK(s.task(0).state == UnitState::Succeeded);
   s.task_exited(1, failed(), t0);
   s.task_exited(2, killed(SIGTERM), t0);
   auto launches = of_kind(s.tick(t0 + 100ms), Kind::Launch);
@@ -273,10 +273,10 @@ TEST_CASE("a stop while a world restarts ends it without a new epoch") {
 namespace {
 
 // An elastic none node of four slots (two idle at start) beside a learner.
-std::vector<SupervisedTaskSpec> elastic_actors() {
-  std::vector<SupervisedTaskSpec> specs{{"learner.0"}};
+std::vector<SupervisedUnitSpec> elastic_actors() {
+  std::vector<SupervisedUnitSpec> specs{{"learner.0"}};
   for (int r = 0; r < 4; ++r) {
-    SupervisedTaskSpec spec{"actor." + std::to_string(r)};
+    SupervisedUnitSpec spec{"actor." + std::to_string(r)};
     spec.max_retries = 1;
     spec.idle = r >= 2;
     specs.push_back(spec);
@@ -285,10 +285,10 @@ std::vector<SupervisedTaskSpec> elastic_actors() {
 }
 
 // A torch world of four slots, two idle at start.
-std::vector<SupervisedTaskSpec> elastic_world() {
-  std::vector<SupervisedTaskSpec> specs;
+std::vector<SupervisedUnitSpec> elastic_world() {
+  std::vector<SupervisedUnitSpec> specs;
   for (int r = 0; r < 4; ++r) {
-    SupervisedTaskSpec spec{"trainer." + std::to_string(r)};
+    SupervisedUnitSpec spec{"trainer." + std::to_string(r)};
     spec.max_retries = 1;
     spec.world = 0;
     spec.idle = r >= 2;
@@ -303,7 +303,7 @@ TEST_CASE("idle slots do not start, and growing a none node starts only the new 
   Supervisor s(elastic_actors(), fast());
   auto launches = s.start(t0);
   REQUIRE(launches.size() == 3);
-  CHECK(s.task(3).state == TaskState::Idle);
+  CHECK(s.task(3).state == UnitState::Idle);
   auto actions = s.resize({3, 4}, {}, "scale", t0 + 1ms);
   REQUIRE(actions.size() == 2);
   for (const Action& a : actions) {
@@ -311,7 +311,7 @@ TEST_CASE("idle slots do not start, and growing a none node starts only the new 
     CHECK(a.attempt == 0);  // their first run
     CHECK(a.epoch == 0);
   }
-  CHECK(s.task(3).state == TaskState::Running);
+  CHECK(s.task(3).state == UnitState::Running);
 }
 
 TEST_CASE("a retired replica is stopped, ends idle whatever its status, and costs no retry") {
@@ -330,7 +330,7 @@ TEST_CASE("a retired replica is stopped, ends idle whatever its status, and cost
   REQUIRE(actions.size() == 1);
   CHECK(actions[0].signal == SIGKILL);
   CHECK(s.task_exited(2, killed(SIGKILL), t0 + 1001ms).empty());
-  CHECK(s.task(2).state == TaskState::Idle);
+  CHECK(s.task(2).state == UnitState::Idle);
   CHECK(s.task(2).attempt == 0);
   // Growing again: the slot's next run is its attempt 1.
   actions = s.resize({2}, {}, "scale", t0 + 2s);
@@ -405,7 +405,7 @@ TEST_CASE("shrinking a world leaves the retired ranks idle in the new epoch") {
   REQUIRE(launches.size() == 2);
   CHECK(launches[0].task == 0);
   CHECK(launches[1].task == 1);
-  CHECK(s.task(2).state == TaskState::Idle);
+  CHECK(s.task(2).state == UnitState::Idle);
   CHECK(s.task(0).epoch == 2);
 }
 
@@ -425,7 +425,7 @@ TEST_CASE("a world shrunk while it restarts for a loss starts its next epoch at 
         "epoch 1 with 2 replica(s); stopping trainer.0, trainer.2");
   CHECK(s.task_exited(0, killed(SIGTERM), t0 + 10ms).empty());
   CHECK(s.task_exited(2, killed(SIGTERM), t0 + 10ms).empty());
-  CHECK(s.task(2).state == TaskState::Idle);
+  CHECK(s.task(2).state == UnitState::Idle);
   // The loss's backoff still holds; then epoch 1 is ranks 0 and 1 only.
   CHECK(s.tick(t0 + 50ms).empty());
   const auto launches = of_kind(s.tick(t0 + 100ms), Kind::Launch);
@@ -441,8 +441,8 @@ TEST_CASE("a world shrunk while it restarts for a loss starts its next epoch at 
 }
 
 namespace {
-SupervisedTaskSpec hearing(std::string name, bool daemon = false) {
-  SupervisedTaskSpec spec{std::move(name), daemon};
+SupervisedUnitSpec hearing(std::string name, bool daemon = false) {
+  SupervisedUnitSpec spec{std::move(name), daemon};
   spec.hears_notice = true;
   return spec;
 }
@@ -481,7 +481,7 @@ TEST_CASE("a stop with a notice lets tasks that hear notices run until the deadl
 }
 
 TEST_CASE("after a notice, daemons stop as soon as no non-daemon task runs, and nothing restarts") {
-  SupervisedTaskSpec saver = hearing("saver.0");
+  SupervisedUnitSpec saver = hearing("saver.0");
   saver.max_retries = 3;
   Supervisor s({saver, hearing("replay.0", true)}, fast());
   s.start(t0);

@@ -91,15 +91,15 @@ TEST_CASE("an in-launcher task and a process with the same number are different 
 // killed task before the agent's connection is heard to drop).
 TEST_CASE("a held unit ends at its agent's verdict, its last leave, or the end of its wait") {
   using slipway::launch::Clock;
-  using slipway::launch::TaskExit;
+  using slipway::launch::UnitExit;
   const Clock::time_point t0{};
   UnitTracker tracker({1, 2, 1});
   tracker.started(P(5), {0, 1, 2}, 0);
   CHECK(tracker.carrier_ended(P(5)) == std::vector<std::size_t>{0, 1, 2});
   CHECK_FALSE(tracker.next_deadline());
-  tracker.hold(0, TaskExit{false, 137}, t0 + std::chrono::seconds(2));
-  tracker.hold(1, TaskExit{false, 137}, t0 + std::chrono::seconds(1));
-  tracker.hold(2, TaskExit{true, 9}, t0 + std::chrono::seconds(3));
+  tracker.hold(0, UnitExit{false, 137}, t0 + std::chrono::seconds(2));
+  tracker.hold(1, UnitExit{false, 137}, t0 + std::chrono::seconds(1));
+  tracker.hold(2, UnitExit{true, 9}, t0 + std::chrono::seconds(3));
   CHECK(tracker.held(0));
   CHECK_FALSE(tracker.carrier_of(0));
   CHECK(tracker.next_deadline() == t0 + std::chrono::seconds(1));
@@ -127,17 +127,17 @@ TEST_CASE("a held unit ends at its agent's verdict, its last leave, or the end o
 
 TEST_CASE("a running unit is not held, and a new start ends a hold") {
   using slipway::launch::Clock;
-  using slipway::launch::TaskExit;
+  using slipway::launch::UnitExit;
   const Clock::time_point t0{};
   UnitTracker tracker({1});
   tracker.started(P(5), {0}, 0);
-  tracker.hold(0, TaskExit{false, 137}, t0);
+  tracker.hold(0, UnitExit{false, 137}, t0);
   CHECK_FALSE(tracker.held(0));
   CHECK(tracker.carrier_ended(P(5)) == std::vector<std::size_t>{0});
-  tracker.hold(0, TaskExit{false, 137}, t0);
+  tracker.hold(0, UnitExit{false, 137}, t0);
   REQUIRE(tracker.release(0));
   CHECK_FALSE(tracker.held(0));
-  tracker.hold(0, TaskExit{false, 137}, t0);
+  tracker.hold(0, UnitExit{false, 137}, t0);
   tracker.started(P(6), {0}, 1);
   CHECK_FALSE(tracker.held(0));
   CHECK(tracker.expired(t0).empty());

@@ -16,7 +16,7 @@ namespace slipway::launch {
 // How one launch unit (a task, or a colocated group replica) ended.
 struct UnitResult {
   std::string name;
-  TaskState state = TaskState::Pending;  // Pending: never started
+  UnitState state = UnitState::Pending;  // Pending: never started
   int attempts = 0;                      // its last attempt + 1 (0: never started)
 };
 

@@ -105,7 +105,7 @@ struct RunOutcome {
 
 class OutcomeRecorder {
  public:
-  void unit_ended(std::size_t unit, int attempt, const TaskExit& exit, bool lost);
+  void unit_ended(std::size_t unit, int attempt, const UnitExit& exit, bool lost);
   void not_started(std::size_t unit, int attempt, const std::string& why);
   void task_ended(const MemberEnded& event);
 

@@ -15,7 +15,7 @@
 //   the program finishes with status 0. When a task's retries run out, or a
 //   stop is requested, every running task gets SIGTERM, then SIGKILL after
 //   the grace period; the program finishes once no task runs.
-// - Worlds (SupervisedTaskSpec::world): the units of a world start, fail and
+// - Worlds (SupervisedUnitSpec::world): the units of a world start, fail and
 //   restart together. When a unit of a world fails while the world runs,
 //   every other running unit of it gets SIGTERM at once (SIGKILL after the
 //   grace) and, once none runs, after the backoff, the whole world is
@@ -26,7 +26,7 @@
 //   action says which unit failed and which epoch comes. A unit of a
 //   world that succeeds waits for the others; a world is done when all of
 //   its units succeeded.
-// - Elastic slots (SupervisedTaskSpec::idle): a unit may start Idle, a
+// - Elastic slots (SupervisedUnitSpec::idle): a unit may start Idle, a
 //   slot of an elastic node that runs nothing now. resize() starts idle
 //   units and retires running ones: outside a world, each on its own (a
 //   retired unit gets SIGTERM, SIGKILL after the grace, and its exit, whatever
@@ -47,8 +47,10 @@ namespace slipway::launch {
 
 using Clock = std::chrono::steady_clock;
 
-struct SupervisedTaskSpec {
-  std::string name;  // "node.replica"
+// One unit (docs/architecture.md, "Vocabulary"): one task, or the tasks of
+// one colocate group that share one agent.
+struct SupervisedUnitSpec {
+  std::string name;  // "node.replica", or a colocated unit's "a.0+b.0"
   bool daemon = false;
   int max_retries = 0;
   int world = -1;    // the world the unit belongs to (-1: none)
@@ -58,11 +60,11 @@ struct SupervisedTaskSpec {
   bool hears_notice = false;
 };
 
-// How a task's process ended (mirrors base::ExitStatus without the
+// How a unit's process ended (mirrors base::ExitStatus without the
 // dependency). never_started, when set, says how the process ended before
-// the task joined the program (its command never ran): a failure whatever
+// the unit joined the program (its command never ran): a failure whatever
 // the status, described by that text.
-struct TaskExit {
+struct UnitExit {
   bool signaled = false;
   int code = 0;
   std::string never_started{};
@@ -70,8 +72,8 @@ struct TaskExit {
   bool success() const { return never_started.empty() && !signaled && code == 0; }
 };
 
-enum class TaskState { Pending, Running, Backoff, Succeeded, Failed, Stopped, Idle };
-const char* to_string(TaskState state);
+enum class UnitState { Pending, Running, Backoff, Succeeded, Failed, Stopped, Idle };
+const char* to_string(UnitState state);
 
 struct Action {
   enum class Kind { Launch, Signal, Finish, Note } kind;
@@ -91,10 +93,10 @@ struct SupervisorOptions {
 
 class Supervisor {
  public:
-  Supervisor(std::vector<SupervisedTaskSpec> tasks, SupervisorOptions options);
+  Supervisor(std::vector<SupervisedUnitSpec> tasks, SupervisorOptions options);
 
   std::vector<Action> start(Clock::time_point now);
-  std::vector<Action> task_exited(std::size_t task, TaskExit exit, Clock::time_point now);
+  std::vector<Action> task_exited(std::size_t task, UnitExit exit, Clock::time_point now);
   // `exit_code` is what the program ends with when nothing failed before:
   // 0 for `slipway stop`, 128 + signal for a signal to the launcher.
   std::vector<Action> stop_requested(const std::string& reason, int exit_code,
@@ -121,8 +123,8 @@ class Supervisor {
   bool stopping() const { return phase_ != Phase::Running; }
 
   struct TaskView {
-    const SupervisedTaskSpec& spec;
-    TaskState state;
+    const SupervisedUnitSpec& spec;
+    UnitState state;
     int attempt;
     int epoch;
   };
@@ -136,8 +138,8 @@ class Supervisor {
  private:
   enum class Phase { Running, StoppingDaemons, Stopping, Finished };
   struct Task {
-    SupervisedTaskSpec spec;
-    TaskState state = TaskState::Pending;
+    SupervisedUnitSpec spec;
+    UnitState state = UnitState::Pending;
     int attempt = 0;
     bool launched = false;  // has run on some attempt (the next launch is attempt + 1)
     bool retiring = false;  // stopped by a resize: becomes Idle when it ends
@@ -161,10 +163,10 @@ class Supervisor {
 
   void begin_stop(Phase phase, int exit_code, std::string message, Clock::time_point now,
                   std::vector<Action>& out);
-  void restart_world(int world, std::size_t failed, const TaskExit& exit, Clock::time_point now,
+  void restart_world(int world, std::size_t failed, const UnitExit& exit, Clock::time_point now,
                      std::vector<Action>& out);
   bool world_running(int world) const;
-  void fail_program(Task& t, const TaskExit& exit, int retries_used, Clock::time_point now,
+  void fail_program(Task& t, const UnitExit& exit, int retries_used, Clock::time_point now,
                     std::vector<Action>& out);
   std::chrono::milliseconds backoff(int failures) const;
   void maybe_finish(std::vector<Action>& out);

@@ -65,13 +65,13 @@ class UnitTracker {
   bool drained(UnitHandle carrier) const;
 
   // See the contract: `unit` has just ended with its carrier (`exit`).
-  void hold(std::size_t unit, TaskExit exit, Clock::time_point until);
+  void hold(std::size_t unit, UnitExit exit, Clock::time_point until);
   bool held(std::size_t unit) const { return units_.at(unit).hold.has_value(); }
   // Ends a held unit now: its carrier's exit (nothing when not held).
-  std::optional<TaskExit> release(std::size_t unit);
+  std::optional<UnitExit> release(std::size_t unit);
   // The held units whose wait ended by `now`, each with its carrier's exit;
   // they have ended.
-  std::vector<std::pair<std::size_t, TaskExit>> expired(Clock::time_point now);
+  std::vector<std::pair<std::size_t, UnitExit>> expired(Clock::time_point now);
   // When the first hold ends, if any.
   std::optional<Clock::time_point> next_deadline() const;
   bool any_carrier() const { return !carriers_.empty(); }
@@ -80,7 +80,7 @@ class UnitTracker {
 
  private:
   struct Hold {
-    TaskExit exit;
+    UnitExit exit;
     Clock::time_point until;
   };
   struct Unit {
