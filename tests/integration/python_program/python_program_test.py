@@ -51,14 +51,21 @@ def check_working(runs):
         fail("a third actor ran: the tasks did not rebuild the program with actors=2")
 
 
-def check_failing(runs):
-    import failing_program
-    outcome = sw.launch(failing_program.make_program(), launch_type="test", timeout=120,
-                        argv=["failing_program.py", "--run-root", runs])
+def launch_failing(module, runs):
+    """Runs module's program under --launch=test; it must fail (exit 1)."""
+    name = os.path.basename(module.__file__)
+    outcome = sw.launch(module.make_program(), launch_type="test", timeout=120,
+                        argv=[name, "--run-root", runs])
     print(outcome.output)
     print(repr(outcome))
     if outcome.success or outcome.timed_out or outcome.exit_status != 1:
-        fail("the failing program did not fail as expected: %r" % outcome)
+        fail("%s did not fail as expected: %r" % (name, outcome))
+    return outcome
+
+
+def check_failing(runs):
+    import failing_program
+    outcome = launch_failing(failing_program, runs)
     if outcome.failed_task != "worker.0":
         fail("failed_task is %r, not worker.0" % outcome.failed_task)
     if "RuntimeError: worker gave up on purpose" not in outcome.traceback:
@@ -82,12 +89,7 @@ def check_failing(runs):
 
 def check_colocated_failing(runs):
     import colocated_failing_program
-    outcome = sw.launch(colocated_failing_program.make_program(), launch_type="test", timeout=120,
-                        argv=["colocated_failing_program.py", "--run-root", runs])
-    print(outcome.output)
-    print(repr(outcome))
-    if outcome.success or outcome.timed_out or outcome.exit_status != 1:
-        fail("the colocated program did not fail as expected: %r" % outcome)
+    outcome = launch_failing(colocated_failing_program, runs)
     if outcome.failed_unit != "waiter.0+worker.0":
         fail("failed_unit is %r, not waiter.0+worker.0" % outcome.failed_unit)
     if outcome.failed_task != "worker.0":

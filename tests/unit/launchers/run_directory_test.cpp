@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../lib/temp_dir.hpp"
 #include "slipway/launch/private_directory.hpp"
 #include "slipway/launch/run_counters.hpp"
 #include "slipway/launch/run_directory.hpp"
@@ -23,20 +24,10 @@
 namespace fs = std::filesystem;
 using namespace slipway::launch;
 
-namespace {
+using slipway::test::read_all;
+using slipway::test::TempDir;
 
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/slipway-run-dir-test-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string path;
-};
+namespace {
 
 unsigned mode_of(const std::string& path) {
   struct stat st{};
@@ -44,17 +35,10 @@ unsigned mode_of(const std::string& path) {
   return st.st_mode & 07777;
 }
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 TEST_CASE("a link planted at a file's temporary name is replaced, not written through") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "prog");
   const std::string target = tmp.path + "/attacker";
   { std::ofstream(target) << "theirs\n"; }
@@ -70,7 +54,7 @@ TEST_CASE("a link planted at a file's temporary name is replaced, not written th
 }
 
 TEST_CASE("run files that are FIFOs, links or too large are not read, and never block") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   const std::string fifo = tmp.path + "/fifo", link = tmp.path + "/link", big = tmp.path + "/big",
                     small = tmp.path + "/small";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -100,7 +84,7 @@ TEST_CASE("only plain names are looked up under the run root") {
     INFO(bad);
     CHECK_FALSE(is_plain_name(bad));
   }
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   fs::create_directories(tmp.path + "/root");
   fs::create_directories(tmp.path + "/x.latest");  // what "../x" would reach
   std::string error;
@@ -109,7 +93,7 @@ TEST_CASE("only plain names are looked up under the run root") {
 }
 
 TEST_CASE("missing directories are made with mode 0700") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   make_private_directory(tmp.path + "/a/b/runs", "run root");
   CHECK(mode_of(tmp.path + "/a") == 0700);
   CHECK(mode_of(tmp.path + "/a/b/runs") == 0700);
@@ -120,7 +104,7 @@ TEST_CASE("missing directories are made with mode 0700") {
 }
 
 TEST_CASE("a directory others may write is refused, the run root or one above it") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   fs::create_directories(tmp.path + "/open");
   ::chmod((tmp.path + "/open").c_str(), 0777);
   CHECK_THROWS_WITH(make_private_directory(tmp.path + "/open", "run root"),
@@ -142,7 +126,7 @@ TEST_CASE("a directory others may write is refused, the run root or one above it
 }
 
 TEST_CASE("a resumed run directory counts its resumes, keeps its files and marks each log") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   auto first = RunDirectory::create(tmp.path + "/runs", "prog");
   CHECK(first.resume_count() == 0);
   first.write_file("plan.json", "{}\n");
@@ -176,7 +160,7 @@ TEST_CASE("a resumed run directory counts its resumes, keeps its files and marks
 }
 
 TEST_CASE("a Slurm job's run is found again by its job key") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   auto run = RunDirectory::for_job(tmp.path + "/runs", "prog", "1234_2");
   run.write_file("plan.json", "{}\n");
   CHECK(run.resume_count() == 0);
@@ -190,7 +174,7 @@ TEST_CASE("a Slurm job's run is found again by its job key") {
 }
 
 TEST_CASE("counters files that are not what slipway writes read as nothing") {
-  TempDir tmp;
+  TempDir tmp("slipway-run-dir-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "prog");
   run.write_file("counters", "task ../x 1 1\n");
   CHECK(slipway::launch::read_counters(run.path()).empty());

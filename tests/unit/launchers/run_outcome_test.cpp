@@ -10,9 +10,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "../../lib/local_plan.hpp"
+#include "../../lib/temp_dir.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/run_directory.hpp"
 #include "slipway/launch/run_outcome.hpp"
@@ -22,27 +22,10 @@ namespace fs = std::filesystem;
 using namespace slipway;
 using namespace slipway::launch;
 
+using slipway::test::read_all;
+using slipway::test::TempDir;
+
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/slipway-outcome-test-XXXXXX";
-    REQUIRE(::mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string path;
-};
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 const char* kColocated = R"(
 [program]
@@ -72,7 +55,7 @@ constexpr const char* kTraceback =
 }  // namespace
 
 TEST_CASE("a colocated unit's outcome names the task that failed it and its traceback") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "colo");
   const core::Plan plan = test::local_plan_of(kColocated);
   const auto units = launch_units(plan);
@@ -140,7 +123,7 @@ TEST_CASE("a colocated unit's outcome names the task that failed it and its trac
 }
 
 TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, none recorded") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "colo");
   const core::Plan plan = test::local_plan_of(kColocated);
   const auto units = launch_units(plan);
@@ -180,7 +163,7 @@ TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, n
 }
 
 TEST_CASE("a run that succeeded or was stopped names no failed unit") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "colo");
   const core::Plan plan = test::local_plan_of(kColocated);
   const auto units = launch_units(plan);
@@ -218,7 +201,7 @@ TEST_CASE("the traceback is the failed attempt's, bounded") {
 }
 
 TEST_CASE("outcome.json is bounded and its reader refuses what is no outcome") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "big");
   RunOutcome outcome;
   outcome.program = "big";
@@ -256,7 +239,7 @@ TEST_CASE("outcome.json is bounded and its reader refuses what is no outcome") {
 }
 
 TEST_CASE("a resumed run has no outcome until it ends again") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "again");
   run.write_file("plan.json", "{}\n");
   write_outcome(run.path(), RunOutcome{});
@@ -266,7 +249,7 @@ TEST_CASE("a resumed run has no outcome until it ends again") {
 }
 
 TEST_CASE("a run the launcher could not carry on records an error, when it has a run directory") {
-  TempDir tmp;
+  TempDir tmp("slipway-outcome-test");
   auto run = RunDirectory::create(tmp.path + "/runs", "broken");
   write_error_outcome(run.path(), "broken", "error: cannot start the rendezvous");
   const auto outcome = read_outcome(run.path());
