@@ -351,7 +351,43 @@ void EndpointCore::on_challenge(const wire::Header& header, ByteView data) {
 }
 
 void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
+  const std::size_t cap = options_.max_shared_memory_bytes_in_flight;
+  if (cap > 0 && peer.link->shared_memory() &&
+      (!peer.held.empty() ||
+       (peer.bytes_in_flight > 0 && peer.bytes_in_flight + call.request.size() > cap))) {
+    // In flight as far as failures go: it fails with the link it waits for.
+    call.held = true;
+    peer.held.push_back(call_id);
+    peer.in_flight.insert(call_id);
+    return;
+  }
+  send_call(call_id, call, peer);
+}
+
+void EndpointCore::release_held(std::uint64_t peer_id) {
+  auto pit = peers_.find(peer_id);
+  if (pit == peers_.end()) return;
+  Peer& peer = pit->second;
+  const std::size_t cap = options_.max_shared_memory_bytes_in_flight;
+  while (!peer.held.empty() && peer.link && !peer.link->failed()) {
+    auto it = calls_.find(peer.held.front());
+    if (it == calls_.end()) {
+      peer.held.pop_front();
+      continue;
+    }
+    if (peer.bytes_in_flight > 0 && peer.bytes_in_flight + it->second.request.size() > cap) break;
+    peer.held.pop_front();
+    send_call(it->first, it->second, peer);
+  }
+}
+
+void EndpointCore::send_call(std::uint64_t call_id, Call& call, Peer& peer) {
   call.transmitted = true;
+  call.held = false;
+  if (peer.link->shared_memory()) {
+    call.bytes = call.request.size();
+    peer.bytes_in_flight += call.bytes;
+  }
   peer.in_flight.insert(call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
                       call.method};
@@ -471,6 +507,13 @@ void EndpointCore::expire(std::uint64_t call_id) {
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
              " without a reply (" + history + "); check that " + peer.label +
              " is running and not stuck, or give the call a longer timeout");
+  } else if (call.held) {
+    fail(call_id, Errc::timeout,
+         "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
+             " waiting behind this handle's " + std::to_string(peer.bytes_in_flight) +
+             " bytes of calls in flight over shared memory (max_shared_memory_bytes_in_flight); "
+             "check that " + peer.label + " is running and not stuck, or give the call a longer "
+             "timeout");
   } else if (peer.link && !peer.admitted) {
     fail(call_id, Errc::timeout,
          "call '" + call.method + "' to " + peer.label + " timed out after " + ms +
@@ -504,16 +547,22 @@ void EndpointCore::finish(std::uint64_t call_id, CallResult result) {
   Call call = std::move(it->second);
   calls_.erase(it);
   loop_->cancel(call.timer);
+  bool room = false;
   if (auto pit = peers_.find(call.peer); pit != peers_.end()) {
-    pit->second.in_flight.erase(call_id);
-    auto& waiting = pit->second.waiting;
+    Peer& peer = pit->second;
+    peer.in_flight.erase(call_id);
+    auto& waiting = peer.waiting;
     waiting.erase(std::remove(waiting.begin(), waiting.end(), call_id), waiting.end());
+    if (call.held) peer.held.erase(std::remove(peer.held.begin(), peer.held.end(), call_id), peer.held.end());
+    peer.bytes_in_flight -= std::min(peer.bytes_in_flight, call.bytes);
+    room = call.bytes > 0 && !peer.held.empty();
   }
   try {
     call.done(std::move(result));
   } catch (...) {
     // Completions only fulfil promises; nothing to do if one throws.
   }
+  if (room) release_held(call.peer);
   maybe_forget_peer(call.peer);
 }
 

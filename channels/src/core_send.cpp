@@ -8,7 +8,7 @@ namespace {
 
 class SendOperation final : public OutgoingMessage {
  public:
-  SendOperation(EndpointCore* core, wire::Encoded header, Bytes payload, std::uint64_t call_id,
+  SendOperation(EndpointCore* core, wire::Encoded header, Payload payload, std::uint64_t call_id,
                 bool report_success, std::shared_ptr<std::size_t> in_flight)
       : OutgoingMessage(header, std::move(payload)),
         core_(core),
@@ -46,7 +46,7 @@ class SendOperation final : public OutgoingMessage {
 }  // namespace
 
 void EndpointCore::send_message(Link& link, unsigned am_id, const wire::Header& header,
-                                Bytes payload, std::uint64_t call_id, bool report_success,
+                                Payload payload, std::uint64_t call_id, bool report_success,
                                 std::uint32_t am_flags) {
   link.send(am_id,
             std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),

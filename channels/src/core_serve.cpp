@@ -26,7 +26,7 @@ struct Responder::State {
   std::atomic<bool> answered{false};
   Bytes* request = nullptr;  // while the handler runs: what take_request() hands over
 
-  bool answer(wire::Kind kind, wire::RemoteStatus status, Bytes data) {
+  bool answer(wire::Kind kind, wire::RemoteStatus status, detail::Payload data) {
     if (answered.exchange(true)) return false;
     if (auto owner = core.lock()) owner->respond(caller, call, oneway, kind, status, std::move(data));
     return true;
@@ -56,6 +56,13 @@ Responder::~Responder() {
 }
 
 void Responder::reply(Bytes result) {
+  if (!state_ || !state_->answer(wire::Kind::reply_ok, wire::RemoteStatus::handler_failed,
+                                 std::move(result))) {
+    throw ChannelError(Errc::invalid_argument, "this call was already answered");
+  }
+}
+
+void Responder::reply_gathered(Gathered result) {
   if (!state_ || !state_->answer(wire::Kind::reply_ok, wire::RemoteStatus::handler_failed,
                                  std::move(result))) {
     throw ChannelError(Errc::invalid_argument, "this call was already answered");
@@ -402,7 +409,7 @@ void EndpointCore::dispatch(const wire::Header& header, Bytes data) {
 }
 
 void EndpointCore::respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
-                           wire::RemoteStatus status, Bytes data) {
+                           wire::RemoteStatus status, Payload data) {
   auto task = [this, caller, call, oneway, kind, status, data = std::move(data)]() mutable {
     if (queued_requests_ > 0) --queued_requests_;
     if (oneway) return;
@@ -416,16 +423,17 @@ void EndpointCore::respond(std::uint64_t caller, std::uint64_t call, bool oneway
 }
 
 void EndpointCore::send_reply(std::uint64_t caller_id, std::uint64_t call, wire::Kind kind,
-                              wire::RemoteStatus status, Bytes data) {
-  if (kind == wire::Kind::reply_ok && data.size() > options_.max_message_bytes) {
+                              wire::RemoteStatus status, Payload data) {
+  const std::size_t size = payload_size(data);
+  if (kind == wire::Kind::reply_ok && size > options_.max_message_bytes) {
     kind = wire::Kind::reply_error;
     status = wire::RemoteStatus::message_too_large;
-    data = to_bytes("its reply of " + std::to_string(data.size()) +
+    data = to_bytes("its reply of " + std::to_string(size) +
                     " bytes exceeds max_message_bytes = " +
                     std::to_string(options_.max_message_bytes) + " of " + name_);
   }
-  if (kind == wire::Kind::reply_error && data.size() > kMaxErrorMessageBytes) {
-    data.resize(kMaxErrorMessageBytes);
+  if (kind == wire::Kind::reply_error && payload_size(data) > kMaxErrorMessageBytes) {
+    if (auto* bytes = std::get_if<Bytes>(&data)) bytes->resize(kMaxErrorMessageBytes);
   }
   auto it = callers_.find(caller_id);
   if (it == callers_.end()) return;  // the caller is gone

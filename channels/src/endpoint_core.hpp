@@ -68,8 +68,13 @@ struct Peer {
   std::optional<Bytes> address;     // current address, if known
   std::unique_ptr<Link> link;      // connected to `address`, once used
   std::uint64_t generation = 0;     // of `ep`, to ignore late failure events
-  std::unordered_set<std::uint64_t> in_flight;  // calls sent on `ep`
+  std::unordered_set<std::uint64_t> in_flight;  // calls sent on `ep` (and held for it)
   std::deque<std::uint64_t> waiting;            // calls waiting for an address
+  // Over shared memory: the request bytes of the calls sent and not yet
+  // answered, and the calls held back in order until replies make room
+  // (EndpointOptions::max_shared_memory_bytes_in_flight).
+  std::size_t bytes_in_flight = 0;
+  std::deque<std::uint64_t> held;
   bool released = false;            // no Handle left; forget once idle
   // The address whose connection last failed, and when: calls wait for a
   // new address (a restarted callee publishes one) and retry this one only
@@ -102,6 +107,8 @@ struct Call {
   Bytes request;                    // until transmitted
   bool oneway = false;
   bool transmitted = false;
+  bool held = false;                // waits for room on a shared-memory link
+  std::size_t bytes = 0;            // counted in its peer's bytes_in_flight
   std::chrono::milliseconds timeout{0};
   ProgressLoop::TimerKey timer;
   CallDone done;
@@ -171,7 +178,7 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
              PollWindow& window);
   // From a Responder: the call's answer (kind reply_ok or reply_error).
   void respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
-               wire::RemoteStatus status, Bytes data);
+               wire::RemoteStatus status, Payload data);
 
   // Owner only (used by UCX callbacks and operations).
   void push(Event event);
@@ -226,7 +233,11 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   bool connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint64_t call_id);
   bool ready_to_send(const Peer& peer) const;
   void flush_waiting(std::uint64_t peer_id);
+  // Sends the call, or holds it back behind the calls in flight to a
+  // shared-memory peer (release_held sends it once replies make room).
   void transmit(std::uint64_t call_id, Call& call, Peer& peer);
+  void send_call(std::uint64_t call_id, Call& call, Peer& peer);
+  void release_held(std::uint64_t peer_id);
   void on_reply(const wire::Header& header, Bytes data);
   void on_reply_refused(std::uint64_t call_id, wire::RemoteStatus status, std::string message);
   void on_callee_leaving(const wire::Header& header);
@@ -261,14 +272,14 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void on_caller_failed(std::uint64_t caller, std::uint64_t generation);
   void dispatch(const wire::Header& header, Bytes data);
   void send_reply(std::uint64_t caller, std::uint64_t call, wire::Kind kind,
-                  wire::RemoteStatus status, Bytes data);
+                  wire::RemoteStatus status, Payload data);
   Caller* new_caller(std::uint64_t sender);
   void warn_once(bool& warned, const std::string& message);
 
   // Sending (core_send.cpp): a message whose header and payload live until
   // its link is done (counted in the endpoint's in_flight());
   // `call_id` 0 = not a call.
-  void send_message(Link& link, unsigned am_id, const wire::Header& header, Bytes payload,
+  void send_message(Link& link, unsigned am_id, const wire::Header& header, Payload payload,
                     std::uint64_t call_id, bool report_success, std::uint32_t am_flags = 0);
   // Retires `link`: sends `last` (a goodbye, or a callee's leaving notices)
   // and closes it once nothing of ours is in flight on it (at most

@@ -19,25 +19,49 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <variant>
 
 #include "slipway/channels/bytes.hpp"
+#include "slipway/channels/gathered.hpp"
 #include "slipway/channels/ucx/ep.hpp"
 #include "slipway/channels/ucx/request.hpp"
 #include "slipway/channels/wire.hpp"
 
 namespace slipway::channels::detail {
 
+// A message's payload: one buffer, or pieces (Responder::reply_gathered).
+using Payload = std::variant<Bytes, Gathered>;
+
+inline std::size_t payload_size(const Payload& payload) noexcept {
+  if (const auto* bytes = std::get_if<Bytes>(&payload)) return bytes->size();
+  return std::get<Gathered>(payload).size();
+}
+
 // One message being sent: its header and payload, and what to do when done.
 class OutgoingMessage : public ucx::Operation {
  public:
-  OutgoingMessage(wire::Encoded header, Bytes payload)
+  OutgoingMessage(wire::Encoded header, Payload payload)
       : header_(header), payload_(std::move(payload)) {}
   const wire::Encoded& header() const noexcept { return header_; }
-  const Bytes& payload() const noexcept { return payload_; }
+  std::size_t payload_size() const noexcept { return detail::payload_size(payload_); }
+  // The payload's pieces in order (none when it is empty).
+  std::size_t piece_count() const noexcept {
+    if (const auto* bytes = std::get_if<Bytes>(&payload_)) return bytes->empty() ? 0 : 1;
+    return std::get<Gathered>(payload_).piece_count();
+  }
+  ByteView piece(std::size_t i) const noexcept {
+    if (const auto* bytes = std::get_if<Bytes>(&payload_)) return ByteView(*bytes);
+    return std::get<Gathered>(payload_).piece(i);
+  }
+  // The payload as one buffer: pieces are copied into one, once.
+  ByteView contiguous() {
+    if (const auto* gathered = std::get_if<Gathered>(&payload_)) payload_ = gathered->flatten();
+    return ByteView(std::get<Bytes>(payload_));
+  }
 
  private:
   wire::Encoded header_;
-  Bytes payload_;
+  Payload payload_;
 };
 
 // How a payload that is not in memory yet is received: `op` (owning the
@@ -56,6 +80,9 @@ class Link {
   virtual void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
                     std::uint32_t flags) = 0;
   virtual bool failed() const noexcept = 0;
+  // Over UCX's shared memory (a peer on this host): the callee's one queue
+  // is shared by all its senders (EndpointOptions::max_shared_memory_bytes_in_flight).
+  virtual bool shared_memory() const noexcept { return false; }
   // The owner's messages on this link not completed yet: a link is closed
   // only once this is 0 (or it failed), since closing a UCX endpoint with
   // rendezvous transfers in flight trips UCX 1.13.
@@ -74,6 +101,7 @@ class UcxLink final : public Link {
   void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
             std::uint32_t flags) override;
   bool failed() const noexcept override { return ep_->failed(); }
+  bool shared_memory() const noexcept override { return shared_memory_; }
 
  private:
   std::unique_ptr<ucx::Ep> ep_;

@@ -94,8 +94,8 @@ class TcpLink final : public Link, public TcpTransport::Watched {
     }
     Queued queued;
     queued.prefix = encode_frame_prefix(
-        FramePrefix{am_id, message->header().size, message->payload().size()});
-    queued.total = kFramePrefixBytes + message->header().size + message->payload().size();
+        FramePrefix{am_id, message->header().size, message->payload_size()});
+    queued.total = kFramePrefixBytes + message->header().size + message->payload_size();
     queued.message = std::move(message);
     queue_.push_back(std::move(queued));
     if (connected_ && queue_.size() == 1) flush();
@@ -140,31 +140,37 @@ class TcpLink final : public Link, public TcpTransport::Watched {
     return EPOLLIN | EPOLLRDHUP | (queue_.empty() ? 0u : std::uint32_t{EPOLLOUT});
   }
 
-  // Writes what the socket takes, completing each message written whole.
+  // Writes what the socket takes, completing each message written whole;
+  // up to kBatch messages and kMaxParts pieces (a gathered payload's
+  // pieces each) per sendmsg.
   void flush() {
     while (!queue_.empty()) {
-      iovec parts[3 * kBatch];
-      int count = 0;
-      for (std::size_t i = 0; i < queue_.size() && i < kBatch; ++i) {
+      parts_.clear();
+      bool full = false;
+      for (std::size_t i = 0; i < queue_.size() && i < kBatch && !full; ++i) {
         const Queued& q = queue_[i];
         std::size_t skip = i == 0 ? q.sent : 0;
         auto add = [&](const std::byte* data, std::size_t size) {
+          if (full) return;
           if (skip >= size) {
             skip -= size;
             return;
           }
-          parts[count].iov_base = const_cast<std::byte*>(data + skip);
-          parts[count].iov_len = size - skip;
-          ++count;
+          parts_.push_back(iovec{const_cast<std::byte*>(data + skip), size - skip});
           skip = 0;
+          full = parts_.size() == kMaxParts;
         };
         add(q.prefix.data(), q.prefix.size());
         add(q.message->header().bytes.data(), q.message->header().size);
-        add(q.message->payload().data(), q.message->payload().size());
+        const OutgoingMessage& m = *q.message;
+        for (std::size_t p = 0; p < m.piece_count() && !full; ++p) {
+          const ByteView piece = m.piece(p);
+          add(piece.data(), piece.size());
+        }
       }
       msghdr header{};
-      header.msg_iov = parts;
-      header.msg_iovlen = static_cast<std::size_t>(count);
+      header.msg_iov = parts_.data();
+      header.msg_iovlen = parts_.size();
       ssize_t n = ::sendmsg(fd_, &header, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -208,6 +214,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
   }
 
   static constexpr std::size_t kBatch = 16;
+  static constexpr std::size_t kMaxParts = 1024;  // IOV_MAX on Linux
   TcpTransport& transport_;
   int fd_;
   std::uint64_t id_ = 0;
@@ -217,6 +224,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
   ucs_status_t status_ = UCS_OK;
   ErrorCallback on_error_;
   std::deque<Queued> queue_;
+  std::vector<iovec> parts_;  // flush()'s, kept for its capacity
 };
 
 }  // namespace

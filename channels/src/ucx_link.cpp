@@ -1,6 +1,7 @@
 // A courier link over a UCX endpoint: one active message per message, the
 // header and payload kept by the message until UCX is done (UCX 1.13 reads
-// a pending send's header until it completes; over shared memory payloads
+// a pending send's header until it completes; a gathered payload is copied
+// into one buffer first; over shared memory payloads
 // up to kSharedMemoryEagerMax go eagerly, larger ones by UCX's rendezvous
 // protocol, zero-copy where the transport can: transport_plan.hpp).
 #include "link.hpp"
@@ -13,8 +14,11 @@ UcxLink::UcxLink(std::unique_ptr<ucx::Ep> ep, bool shared_memory)
 
 void UcxLink::send(unsigned am_id, std::unique_ptr<OutgoingMessage> message, std::uint32_t flags) {
   ucp_ep_h handle = ep_->get();
+  // A gathered payload is copied into one buffer here: UCX's IOV datatype
+  // is not used (untried with UCX 1.13's rendezvous under peer error handling).
+  const ByteView data = message->contiguous();
   const OutgoingMessage& sending = *message;
-  flags = ucx_send_flags(shared_memory_, sending.payload().size(), flags);
+  flags = ucx_send_flags(shared_memory_, data.size(), flags);
   ucp_request_param_t param{};
   if (flags != 0) {
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -23,7 +27,6 @@ void UcxLink::send(unsigned am_id, std::unique_ptr<OutgoingMessage> message, std
   ucx::track(std::move(message), ucx::OperationKind::send, param,
              [&](const ucp_request_param_t& p) {
                const auto& header = sending.header();
-               const auto& data = sending.payload();
                return ucp_am_send_nbx(handle, am_id, header.bytes.data(), header.size,
                                       data.empty() ? nullptr : data.data(), data.size(), &p);
              });

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sample_reply.hpp"
 #include "slipway/replay/wire.hpp"
 
 namespace slipway::replay {
@@ -36,6 +37,23 @@ Bytes refusal(Status status, std::string message) {
   outcome.status = status;
   outcome.message = std::move(message);
   return wire::encode_outcome(outcome);
+}
+
+// A parked method's reply: a sample's gathered (its large items go out
+// from where the store keeps them, not copied into one buffer), the others
+// in one buffer.
+template <typename Reply>
+void answer(channels::Responder& responder, const Reply& reply) {
+  responder.reply(wire::encode_reply(reply));
+}
+void answer(channels::Responder& responder, const SampleReply& reply) {
+  for (const auto& item : reply.items) {
+    if (item.data->bytes().size() >= kGatherBytes) {
+      responder.reply_gathered(gather_reply(reply));
+      return;
+    }
+  }
+  responder.reply(wire::encode_reply(reply));  // small items only: one buffer
 }
 }  // namespace
 
@@ -150,7 +168,7 @@ void Server::serve(channels::Endpoint& endpoint) {
       const Time now = Clock::now();
       submit(*engine_, caller, std::move(request), now, [responder, answered](auto reply) {
         *answered = true;  // under mutex_: the engine answers with it held
-        responder->reply(wire::encode_reply(reply));
+        answer(*responder, reply);
       });
       if (!*answered) wake_if_before(now + wait);
       if (leases) {

@@ -3,16 +3,19 @@
 // flight) to one consumer on another thread keeps every item intact and in
 // order, now that the shard keeps each insert's request instead of copying
 // its items out (issue 30); and the courier call that hands a request over
-// (Responder::take_request) keeps its bytes where they arrived.
+// (Responder::take_request) keeps its bytes where they arrived; a sample's
+// reply goes out gathered (sample_reply.hpp), its large items not copied.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 #include <future>
 #include <thread>
 
+#include "sample_reply.hpp"
 #include "server.hpp"
 #include "slipway/channels/directory.hpp"
 #include "slipway/replay/client.hpp"
+#include "slipway/replay/wire.hpp"
 
 using namespace slipway;
 using namespace std::chrono_literals;
@@ -31,6 +34,13 @@ channels::Bytes item(std::uint64_t i) {
     x ^= x << 17;
     std::memcpy(out.data() + at, &x, std::min(sizeof x, out.size() - at));
   }
+  return out;
+}
+
+// `size` bytes that differ from item `i`'s of any other size or number.
+channels::Bytes item_bytes_of(std::size_t i, std::size_t size) {
+  channels::Bytes out(size);
+  for (std::size_t at = 0; at < size; ++at) out[at] = static_cast<std::byte>((at * 31 + i * 7 + size) & 0xff);
   return out;
 }
 
@@ -104,4 +114,42 @@ TEST_CASE("a handler that takes its request keeps the bytes it was given, past i
   responder.reply(std::move(bytes));  // answered later, from this thread
   CHECK(reply.get() == sent);
   service.close();
+}
+
+TEST_CASE("a sample's reply is gathered: its large items are sent from the store, not copied",
+          "[replay][queue]") {
+  replay::ItemStore store;
+  replay::SampleReply reply;
+  const std::vector<std::size_t> sizes = {40 * 1024, 100, 0, replay::kGatherBytes,
+                                          replay::kGatherBytes - 1, 1 << 20};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    replay::Sampled item;
+    item.key = 1000 + i;
+    item.priority = 0.5 * static_cast<double>(i);
+    item.probability = 1.0 / static_cast<double>(i + 1);
+    item.table_size = 7 * i;
+    item.times_sampled = static_cast<std::uint32_t>(i + 1);
+    channels::Bytes data = item_bytes_of(i, sizes[i]);
+    item.data = store.add(std::move(data));
+    reply.items.push_back(std::move(item));
+  }
+  const channels::Gathered gathered = replay::gather_reply(reply);
+  // The bytes of docs/replay.md's sample reply, exactly.
+  CHECK(gathered.flatten() == replay::wire::encode_reply(reply));
+  // Items of kGatherBytes and more are pieces of their own, where the
+  // store keeps them; smaller ones are copied.
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const auto bytes = reply.items[i].data->bytes();
+    bool referred = false;
+    for (std::size_t p = 0; p < gathered.piece_count(); ++p) {
+      referred = referred || (!bytes.empty() && gathered.piece(p).data() == bytes.data());
+    }
+    INFO("item of " << sizes[i] << " bytes");
+    CHECK(referred == (sizes[i] >= replay::kGatherBytes));
+  }
+  // A refusal is the encoded outcome.
+  replay::SampleReply refused;
+  refused.status = replay::Status::invalid;
+  refused.message = "no table 'x'";
+  CHECK(replay::gather_reply(refused).flatten() == replay::wire::encode_reply(refused));
 }

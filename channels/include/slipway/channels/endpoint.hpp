@@ -37,6 +37,7 @@
 #include "slipway/channels/bytes.hpp"
 #include "slipway/channels/directory.hpp"
 #include "slipway/channels/error.hpp"
+#include "slipway/channels/gathered.hpp"
 #include "slipway/channels/options.hpp"
 
 namespace slipway::channels {
@@ -57,6 +58,9 @@ class Responder {
   ~Responder();
 
   void reply(Bytes result);
+  // A reply in pieces (gathered.hpp), sent without joining them: its
+  // shared pieces are held until the reply has left.
+  void reply_gathered(Gathered result);
   void fail(std::string message);
   // The request's bytes, handed over without a copy: the ByteView the
   // handler was given stays valid as long as they live (a handler keeps

@@ -36,6 +36,15 @@ struct EndpointOptions {
   std::size_t max_receive_bytes = std::size_t{1} << 30;
   // Requests received and not yet answered; past it, Errc::overloaded.
   std::size_t max_queued_requests = 65536;
+  // The bytes of requests one Handle keeps in flight (sent, not answered)
+  // to a callee it reaches over shared memory; later calls wait in order
+  // until replies make room (one call always goes). The callee's
+  // shared-memory queue serves its senders in arrival order: without a cap
+  // a few busy callers fill it and everyone else's calls wait behind them.
+  // 0 (the default until measured under the replay load: docs/channels.md):
+  // no cap. TCP connections are not capped (the kernel's socket buffers
+  // bound each connection on its own).
+  std::size_t max_shared_memory_bytes_in_flight = 0;
   // Distinct caller endpoints connected at once; a new caller past it is
   // refused (its calls time out) and the refusal is logged.
   std::size_t max_callers = 4096;
