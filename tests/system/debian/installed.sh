@@ -24,7 +24,7 @@ done
 # What the packages may touch, before: the purge must give it back.
 watched=(/usr/bin /usr/libexec /usr/include /usr/share/man/man1 /usr/share/doc
   /usr/lib/python3/dist-packages "/usr/lib/$multiarch" /etc/slurm /usr/share/slipway)
-snapshot() { find "${watched[@]}" -xdev 2>/dev/null | LC_ALL=C sort; }
+snapshot() { { find "${watched[@]}" -xdev 2>/dev/null || true; } | LC_ALL=C sort; }
 snapshot >before.list
 
 purge() { dpkg --purge "${packages[@]}" >purge.log 2>&1 || true; }
@@ -38,6 +38,7 @@ install_debs "$debs" install.log
 for p in "${packages[@]}"; do
   assert_contains "$(dpkg-query -W -f='${Status}' "$p")" "install ok installed" "$p installed"
 done
+echo "installed: $(dpkg-query -W -f='${Package} ${Version}  ' "${packages[@]}")"
 
 # The installed files only: no build folder on PATH, no SLIPWAY_BIN, the
 # plugin as Debian's plugstack.conf finds it (run-system-test.sh puts the
@@ -70,19 +71,23 @@ check_hellos() {  # OUTPUT WHAT
 
 out=$(srun -N3 --program=hello.toml 2>&1) || fail "srun --program failed: $out"
 check_hellos "$out" "srun --program"
+echo "srun --program: 3 replicas, each run by /usr/bin/slipway-exec"
 
 sbatch --wait --quiet -N3 --output="$PWD/sbatch.out" --program=hello.toml ||
   fail "sbatch --program failed: $(cat sbatch.out 2>/dev/null)"
 check_hellos "$(cat sbatch.out)" "sbatch --program"
+echo "sbatch --program: 3 replicas, each run by /usr/bin/slipway-exec"
 
 slipway sbatch --sbatch-arg=--wait --sbatch-arg=--quiet --sbatch-arg=-N3 \
   --sbatch-arg=--output="$PWD/slipway-sbatch.out" hello.toml ||
   fail "slipway sbatch failed: $(cat slipway-sbatch.out 2>/dev/null)"
 check_hellos "$(cat slipway-sbatch.out)" "slipway sbatch"
+echo "slipway sbatch: 3 replicas, each run by /usr/bin/slipway-exec"
 
 # Python's package and the courier library it loads, from the installed files.
 where=$(cd / && python3 -c 'import slipway, sys; print(slipway.__file__)')
 assert_contains "$where" "/usr/lib/$multiarch/slipway/python/slipway/" "import slipway"
+echo "import slipway: $where"
 
 # libslipway-dev: a C program built against the installed package calls
 # itself over courier; a C++ one links the replay client's wrapper.
@@ -93,6 +98,7 @@ cmake --build client/build >>client.log 2>&1 || { cat client.log; fail "building
 assert_eq "reply: hello over courier" "$(client/build/courier_client)" "the installed courier library"
 out=$(client/build/replay_header_check 2>&1) || fail "the replay client's C++ wrapper: $out"
 assert_contains "$out" "replay client: " "the replay client's C ABI, installed"
+echo "libslipway-dev: a C courier client and a C++ replay client built with find_package(slipway)"
 
 # An upgrade while a program runs: the tasks wait for a file; the upgraded
 # packages (the same files under a higher version, made with dpkg-deb) are
@@ -128,6 +134,7 @@ assert_eq 3 "$(grep -c '^waiter\.[0-2]: released replica' waiter.out)" "replicas
 # The agents that ran them were the files the upgrade replaced.
 assert_eq 3 "$(grep -c 'agent /usr/bin/slipway-exec (deleted)$' waiter.out)" "agents kept from before the upgrade"
 assert_contains "$(cat waiter.out)" "slipway: program 'waiter' finished" "the verdict across the upgrade"
+echo "upgrade to $new_version while a program ran: it finished, its 3 agents the replaced files"
 
 out=$(srun -N3 --program=hello.toml 2>&1) || fail "srun --program after the upgrade failed: $out"
 check_hellos "$out" "after the upgrade"
@@ -141,3 +148,4 @@ left=$(comm -3 before.list after.list)
 $(comm -3 before.list after.list | sed -e 's/^\t/+ /' -e 's/^\([^+]\)/- \1/')"
 assert_not_contains "$(srun --help 2>&1)" "--program" "srun --help after the purge"
 out=$(srun -N1 true 2>&1) || fail "srun failed after the purge: $out"
+echo "purge: the watched folders as before ($(wc -l <after.list) entries), srun works without the plugin"
