@@ -29,6 +29,7 @@ snapshot >before.list
 
 purge() { dpkg --purge "${packages[@]}" >purge.log 2>&1 || true; }
 trap purge EXIT
+trap 'exit 143' TERM INT  # a timed-out test purges too
 
 install_debs() {  # DIR
   dpkg -i "$1"/slipway_*.deb "$1"/slipway-spank_*.deb "$1"/libslipway-dev_*.deb \
