@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sample_reply.hpp"
 #include "slipway/replay/wire.hpp"
 
 namespace slipway::replay {
@@ -39,21 +38,14 @@ Bytes refusal(Status status, std::string message) {
   return wire::encode_outcome(outcome);
 }
 
-// A parked method's reply: a sample's gathered (its large items go out
-// from where the store keeps them, not copied into one buffer), the others
-// in one buffer.
+// A parked method's reply, in one buffer. A sample's large items could go
+// out gathered from where the store keeps them (gather_reply(),
+// sample_reply.hpp), but the one measurement of it made the queue of 40 KiB
+// items slower (15.8k against 21.2k items/s, docs/replay.md), so the shard
+// does not use it until a profile says why.
 template <typename Reply>
 void answer(channels::Responder& responder, const Reply& reply) {
   responder.reply(wire::encode_reply(reply));
-}
-void answer(channels::Responder& responder, const SampleReply& reply) {
-  for (const auto& item : reply.items) {
-    if (item.data->bytes().size() >= kGatherBytes) {
-      responder.reply_gathered(gather_reply(reply));
-      return;
-    }
-  }
-  responder.reply(wire::encode_reply(reply));  // small items only: one buffer
 }
 }  // namespace
 

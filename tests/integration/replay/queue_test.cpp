@@ -4,7 +4,8 @@
 // order, now that the shard keeps each insert's request instead of copying
 // its items out (issue 30); and the courier call that hands a request over
 // (Responder::take_request) keeps its bytes where they arrived; a sample's
-// reply goes out gathered (sample_reply.hpp), its large items not copied.
+// reply can go out gathered (sample_reply.hpp), its large items not copied
+// (the shard does not use it yet: docs/replay.md).
 #include <catch2/catch.hpp>
 
 #include <cstring>
