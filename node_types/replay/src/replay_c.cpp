@@ -173,7 +173,6 @@ size_t slipway_replay_items_count(const slipway_replay_items* items) {
 
 int slipway_replay_items_get(const slipway_replay_items* items, size_t i, slipway_replay_item* item) {
   if (!items || !item || i >= slipway_replay_items_count(items)) return SLIPWAY_E_INVALID_ARGUMENT;
-  *item = slipway_replay_item{};
   if (!items->samples.empty()) {
     const Sample& s = items->samples[i];
     *item = {s.key, s.data.data(), s.data.size(), s.priority, s.probability, s.times_sampled};

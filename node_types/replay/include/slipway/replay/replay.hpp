@@ -84,7 +84,8 @@ class ReplayClient {
     slipway_error error;
     slipway_replay_items* items = nullptr;
     check(slipway_replay_sample(c_.get(), table.c_str(), n, timeout_ms, &items, &error), error);
-    const Leases owned(items);  // frees them
+    const std::unique_ptr<slipway_replay_items, decltype(&slipway_replay_items_free)> owned(
+        items, &slipway_replay_items_free);
     return items_of(items);
   }
   void update_priorities(const std::string& table, const std::vector<std::pair<std::uint64_t, double>>& updates) {
