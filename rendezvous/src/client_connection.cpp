@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
+#include <thread>
 
 #include "client_impl.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
@@ -17,14 +19,24 @@
 namespace slipway::rendezvous {
 namespace {
 
+// The connection was closed or reset before the server's Welcome: the
+// server never authenticated it (open() tries again).
+struct HandshakeLost : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Bounds open()'s retries whatever connect_timeout says.
+constexpr int kMaxHandshakeAttempts = 16;
+
 // Reads one whole frame during the handshake (before the reader thread runs).
 wire::Message read_frame(int fd, const Limits& limits, std::uint32_t max_bytes,
                          detail::Deadline deadline, const std::string& endpoint) {
   std::uint8_t header[4];
   if (!detail::read_exact(fd, header, deadline)) {
-    throw Error(errno == ETIMEDOUT ? Status::timeout : Status::connection_lost,
-                "the rendezvous at " + endpoint + " did not complete the handshake: " +
-                    std::strerror(errno));
+    const std::string what = "the rendezvous at " + endpoint + " did not complete the handshake: " +
+                             std::strerror(errno);
+    if (errno == ETIMEDOUT) throw Error(Status::timeout, what);
+    throw HandshakeLost(what);
   }
   const std::uint32_t len = header[0] | (header[1] << 8) | (header[2] << 16) | (std::uint32_t{header[3]} << 24);
   if (len == 0 || len > max_bytes) {
@@ -33,7 +45,11 @@ wire::Message read_frame(int fd, const Limits& limits, std::uint32_t max_bytes,
   }
   std::vector<std::uint8_t> body(len);
   if (!detail::read_exact(fd, body, deadline)) {
-    throw Error(Status::connection_lost, "the rendezvous at " + endpoint + " closed the connection during the handshake");
+    if (errno == ETIMEDOUT) {
+      throw Error(Status::timeout, "the rendezvous at " + endpoint + " did not complete the handshake: " +
+                                       std::strerror(errno));
+    }
+    throw HandshakeLost("the rendezvous at " + endpoint + " closed the connection during the handshake");
   }
   wire::Message m;
   std::string error;
@@ -56,7 +72,38 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   read_buffer.resize(64 * 1024);  // only a connection's owner reads (a channel does not)
   const Endpoint ep = parse_endpoint(endpoint);
   const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
-  fd = detail::connect_tcp(ep.host, ep.port, deadline);
+  // A server at its cap of unauthenticated connections from one address
+  // closes the oldest of them (issue 27 item 4): a task that was slow to
+  // answer its challenge while others kept connecting loses its connection
+  // before any Welcome. The server has not authenticated it, let alone
+  // joined it, so the handshake is tried again on a new connection, with a
+  // growing pause, until connect_timeout. A refused TCP connect, a timeout,
+  // a refusal or a wrong secret is not retried.
+  auto pause = std::chrono::milliseconds(10);
+  for (int attempt = 1;; ++attempt) {
+    fd = detail::connect_tcp(ep.host, ep.port, deadline);
+    try {
+      handshake(token, as_member, detail::Deadline{deadline});
+      break;
+    } catch (const HandshakeLost& lost) {
+      fd = detail::Fd();
+      const auto now = std::chrono::steady_clock::now();
+      if (attempt >= kMaxHandshakeAttempts || now + pause >= deadline) {
+        throw Error(Status::connection_lost, std::string(lost.what()) + " (" + std::to_string(attempt) +
+                                                 (attempt == 1 ? " attempt)" : " attempts)"));
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(320));
+    }
+  }
+
+  wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));
+  reader = std::thread([this] { reader_loop(); });
+  event_thread = std::thread([this] { event_loop(); });
+}
+
+void Client::Impl::handshake(const std::string& token, bool as_member, detail::Deadline deadline) {
   // A server that stops reading must not wedge the reader thread forever.
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(options.request_timeout.count() / 1000);
@@ -87,7 +134,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   std::string frame;
   wire::encode(hello, frame);
   if (!detail::write_all(fd.get(), frame)) {
-    throw Error(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint + " during the handshake");
+    throw HandshakeLost("lost the connection to the rendezvous at " + endpoint + " during the handshake");
   }
   const auto welcome_msg = read_frame(fd.get(), options.limits, options.limits.max_frame_bytes, deadline, endpoint);
   const auto* welcome = std::get_if<wire::Welcome>(&welcome_msg);
@@ -109,11 +156,6 @@ void Client::Impl::open(const std::string& token, bool as_member) {
   // The reader thread is due to look now: a stall before its first look
   // (it may not run before the first calls are answered) is forgiven too.
   look_due_ns = last_receive_ns.load();
-
-  wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));
-  reader = std::thread([this] { reader_loop(); });
-  event_thread = std::thread([this] { event_loop(); });
 }
 
 void Client::Impl::send_heartbeat_if_idle() {

@@ -91,6 +91,8 @@ struct Client::Impl {
 
   // Connects and authenticates; joins when `member`. Throws Error.
   void open(const std::string& token, bool member);
+  // One connection's challenge, Hello, Welcome and server proof (open()).
+  void handshake(const std::string& token, bool member, detail::Deadline deadline);
   void shutdown();
 
   // Sends the request built by encode(id, out) and registers `handler` for

@@ -1,10 +1,14 @@
 // The client against a hand-written fake server on loopback: a server that
 // does not know the secret is refused (mutual authentication), and one that
-// never answers makes blocking calls time out instead of hanging.
+// never answers makes blocking calls time out instead of hanging; one that
+// closes connections before the handshake is tried again, a bounded number
+// of times.
 #include <catch2/catch.hpp>
 
 #include <asio.hpp>
+#include <sys/socket.h>
 #include <atomic>
+#include <limits>
 #include <thread>
 
 #include "slipway/rendezvous/client.hpp"
@@ -16,21 +20,26 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Accepts one connection, runs the handshake with `server_token` (which may
+// Closes the first `drop_first` connections it accepts unanswered (as the
+// server does to the oldest unauthenticated connection at its cap). Then
+// accepts one connection, runs the handshake with `server_token` (which may
 // differ from the client's), then answers nothing: it counts the heartbeats
 // it gets and, with `chatter`, sends a heartbeat of its own every 2 ms (data
 // that wakes the client's reader thread).
 class FakeServer {
  public:
-  explicit FakeServer(std::string server_token, std::uint32_t heartbeat_ms = 1000, bool chatter = false)
+  explicit FakeServer(std::string server_token, std::uint32_t heartbeat_ms = 1000, bool chatter = false,
+                      int drop_first = 0)
       : token_(std::move(server_token)),
         heartbeat_ms_(heartbeat_ms),
         chatter_(chatter),
+        drop_first_(drop_first),
         acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
     thread_ = std::thread([this] { serve(); });
   }
   ~FakeServer() {
     asio::error_code ignored;
+    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);  // wakes a blocked accept(); close() does not
     acceptor_.close(ignored);
     done_ = true;
     if (socket_) socket_->shutdown(asio::socket_base::shutdown_both, ignored);
@@ -38,6 +47,7 @@ class FakeServer {
     if (chatter_thread_.joinable()) chatter_thread_.join();
   }
   int heartbeats() const { return heartbeats_; }
+  int dropped() const { return dropped_; }
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
 
  private:
@@ -54,6 +64,7 @@ class FakeServer {
 
   void serve() {
     try {
+      for (; dropped_ < drop_first_; ++dropped_) acceptor_.accept().close();
       socket_.emplace(acceptor_.accept());
       wire::Challenge challenge;
       challenge.server_nonce[3] = 42;
@@ -90,6 +101,8 @@ class FakeServer {
   std::string token_;
   std::uint32_t heartbeat_ms_;
   bool chatter_;
+  int drop_first_;
+  std::atomic<int> dropped_{0};
   std::atomic<int> heartbeats_{0};
   std::atomic<bool> done_{false};
   std::thread chatter_thread_;
@@ -111,6 +124,32 @@ TEST_CASE("a server that does not know the secret is refused by the client",
     CHECK(e.status() == Status::auth_failed);
     CHECK(std::string(e.what()).find("not this program's rendezvous") != std::string::npos);
   }
+}
+
+TEST_CASE("a connection closed before the handshake is tried again", "[rendezvous][integration][faults]") {
+  const std::string token = generate_token();
+  FakeServer server(token, 1000, false, 3);
+  auto client = Client::connect(server.endpoint(), token, Identity{"a", 0, 0, "", 0});
+  CHECK(server.dropped() == 3);
+  CHECK(client->connected());
+}
+
+TEST_CASE("a server that closes every connection is given up on within the connect timeout",
+          "[rendezvous][integration][faults]") {
+  FakeServer server(generate_token(), 1000, false, std::numeric_limits<int>::max());
+  ClientOptions options;
+  options.connect_timeout = 1500ms;
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    Client::connect(server.endpoint(), generate_token(), Identity{"a", 0, 0, "", 0}, options);
+    FAIL("connected to a server that closes every connection");
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::connection_lost);
+    CHECK(std::string(e.what()).find("attempts)") != std::string::npos);
+  }
+  CHECK(std::chrono::steady_clock::now() - started < 3s);
+  CHECK(server.dropped() >= 2);
+  CHECK(server.dropped() <= 16);
 }
 
 TEST_CASE("blocking calls to a server that never answers time out", "[rendezvous][integration][faults]") {
