@@ -318,7 +318,7 @@ bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool gro
   const auto now = Clock::now();
   apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.
-  carry_out(supervisor_->task_exited(unit, UnitExit{true, SIGKILL}, now));
+  carry_out(supervisor_->unit_exited(unit, UnitExit{true, SIGKILL}, now));
   return true;
 }
 
@@ -356,12 +356,12 @@ void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
 UnitHandle LauncherLoop::unit_carrier(std::size_t unit) const { return tracker_->carrier_of(unit); }
 
 bool LauncherLoop::unit_starting(std::size_t unit) const {
-  return supervisor_->task(unit).state == UnitState::Running && !tracker_->carrier_of(unit) &&
+  return supervisor_->unit(unit).state == UnitState::Running && !tracker_->carrier_of(unit) &&
          !tracker_->held(unit);
 }
 
 int LauncherLoop::unit_epoch(std::size_t unit) const {
-  return supervisor_->task(unit).epoch + (units_[unit].world >= 0 ? epoch_base_ : 0);
+  return supervisor_->unit(unit).epoch + (units_[unit].world >= 0 ? epoch_base_ : 0);
 }
 
 std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
@@ -516,7 +516,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
         budget_->release(unit);
         say(units_[unit].name + ": " + e.what());
         outcome_.not_started(unit, attempt, e.what());
-        carry_out(supervisor_->task_exited(unit, UnitExit{false, 127}, Clock::now()));
+        carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
       }
     }
   }
@@ -533,8 +533,8 @@ void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_t
            "\") and cannot shrink";
   }
   say(units_[unit].name + ": " + why);
-  outcome_.not_started(unit, supervisor_->task(unit).attempt, why);
-  carry_out(supervisor_->task_exited(unit, UnitExit{false, 127}, Clock::now()));
+  outcome_.not_started(unit, supervisor_->unit(unit).attempt, why);
+  carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
 }
 
 void LauncherLoop::host_found(std::size_t unit) {
@@ -549,7 +549,7 @@ void LauncherLoop::host_not_found(std::size_t unit, const std::string& why) {
   ended_without_room(unit, why, false);
 }
 
-UnitState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->task(unit).state; }
+UnitState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->unit(unit).state; }
 
 void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   // First launches that come together may share a process: gather them.
@@ -562,26 +562,26 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
   };
   for (const Action& action : actions) {
     if (action.kind == Action::Kind::Launch && action.attempt == 0) {
-      first_launches.push_back(action.task);
+      first_launches.push_back(action.unit);
       continue;
     }
     flush();
     switch (action.kind) {
       case Action::Kind::Launch:
-        if (supervisor_->exit_expected(action.task)) {
+        if (supervisor_->exit_expected(action.unit)) {
           // Overtaken while these actions were carried out (its world
           // resized on a unit that found no room): it ends unstarted.
-          carry_out(supervisor_->task_exited(action.task, UnitExit{true, SIGTERM}, Clock::now()));
+          carry_out(supervisor_->unit_exited(action.unit, UnitExit{true, SIGTERM}, Clock::now()));
           break;
         }
-        launch({action.task}, action.attempt);
+        launch({action.unit}, action.attempt);
         break;
       case Action::Kind::Signal:
-        if (UnitHandle carrier = tracker_->carrier_of(action.task)) {
-          signal_unit(action.task, carrier, action.signal);
-        } else if (action.signal != SIGCONT && drop_queued(action.task)) {
+        if (UnitHandle carrier = tracker_->carrier_of(action.unit)) {
+          signal_unit(action.unit, carrier, action.signal);
+        } else if (action.signal != SIGCONT && drop_queued(action.unit)) {
           // Never started (waiting for descriptors): it ends as stopped.
-          carry_out(supervisor_->task_exited(action.task, UnitExit{true, action.signal},
+          carry_out(supervisor_->unit_exited(action.unit, UnitExit{true, action.signal},
                                              Clock::now()));
         }
         break;
@@ -612,7 +612,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
   budget_->release(unit);
   if (observer_) {
-    const int attempt = supervisor_->task(unit).attempt;
+    const int attempt = supervisor_->unit(unit).attempt;
     const std::string cause = (lost ? "lost: " : "") + exit.describe() +
                               (supervisor_->exit_expected(unit) || supervisor_->stopping() ? " (stopped)" : "");
     record_unit_event("exit", unit, attempt, cause);
@@ -625,12 +625,16 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
   }
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
   const bool elastic_replica = units_[unit].tasks.size() == 1 && elastic_->knows(task.node);
-  if (!lost && !exit.success() && supervisor_->task(unit).state == UnitState::Running &&
+  if (!lost && !exit.success() && supervisor_->unit(unit).state == UnitState::Running &&
       signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
-    // A task that never started may have no log.
-    const std::string log = run_dir_.logs_path() + "/" + task.name() + ".log";
+    // The log of the task that failed the unit (a colocated unit's first
+    // to fail; its first task when none was heard to). A task that never
+    // started may have no log.
+    const auto failed = outcome_.failed_task(plan_, units_[unit], task_attempt(supervisor_->unit(unit).attempt));
+    const std::string log = run_dir_.logs_path() + "/" + failed.value_or(task.name()) + ".log";
     const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
-    say(units_[unit].name + " " + exit.describe() + (has_log ? " (log: " + log + ")" : ""));
+    const std::string which = units_[unit].tasks.size() > 1 && failed ? *failed + " failed; " : "";
+    say(units_[unit].name + " " + exit.describe() + (has_log ? " (" + which + "log: " + log + ")" : ""));
     // on_loss = "shrink": the node carries on without it (down to MIN).
     if (elastic_replica && elastic_->shrinks_on_loss(task.node) && !supervisor_->stopping()) {
       if (auto resize = elastic_->lost(task.node, task.replica,
@@ -639,8 +643,8 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
       }
     }
   }
-  outcome_.unit_ended(unit, supervisor_->task(unit).attempt, exit, lost);
-  carry_out(supervisor_->task_exited(unit, exit, Clock::now()));
+  outcome_.unit_ended(unit, supervisor_->unit(unit).attempt, exit, lost);
+  carry_out(supervisor_->unit_exited(unit, exit, Clock::now()));
   // Lost where no host has room for it: its elastic node shrinks now, in
   // the epoch its loss began (the loss counted above), so that its world's
   // next epoch starts at the smaller size, not first at the old one, which
@@ -670,7 +674,7 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
   if (event.failed) {
     // A held unit (its carrier ended first) gets its verdict now.
     const bool held = tracker_->held(unit);
-    if ((!carrier && !held) || supervisor_->task(unit).attempt != attempt) return;
+    if ((!carrier && !held) || supervisor_->unit(unit).attempt != attempt) return;
     if (!unit_lost(unit, carrier, event)) {
       if (auto exit = held ? tracker_->release(unit) : std::nullopt) unit_done(unit, *exit, false);
       return;
@@ -699,7 +703,7 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
       // task that joined, ran and ended at once may be reaped before its
       // join is heard. The server's own records say.
       if (!members) members = control_->server().members();
-      const int attempt = task_attempt(supervisor_->task(unit).attempt);
+      const int attempt = task_attempt(supervisor_->unit(unit).attempt);
       std::size_t found = 0;
       for (std::uint32_t t : units_[unit].tasks) {
         const std::string name = plan_.tasks[t].name();
@@ -711,7 +715,7 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
     }
     if (!joined) {
       task_exit.never_started = never_joined(carrier, exit);
-    } else if (hears_losses() && supervisor_->task(unit).state == UnitState::Running &&
+    } else if (hears_losses() && supervisor_->unit(unit).state == UnitState::Running &&
                !supervisor_->exit_expected(unit) && !supervisor_->stopping() && signals_seen_ == 0) {
       // Its agent never said how it ended: the rendezvous may be about to
       // say it was lost (kLossVerdictWait).
@@ -1036,7 +1040,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   outcome.message = finish_message_;
   outcome.run_directory = run_dir_.path();
   for (std::size_t unit = 0; unit < units_.size(); ++unit) {
-    const auto view = supervisor_->task(unit);
+    const auto view = supervisor_->unit(unit);
     const bool started = view.state != UnitState::Pending;
     outcome.units.push_back({units_[unit].name, view.state, started ? view.attempt + 1 : 0});
   }

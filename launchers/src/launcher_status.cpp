@@ -82,7 +82,7 @@ observe::ProgramStatus LauncherLoop::status_now() const {
                                  : static_cast<std::uint32_t>(plan_.tasks_of(node.name).size());
     for (const core::Task* t : plan_.tasks_of(node.name)) {
       const std::size_t unit = unit_of.at(t->id);
-      const auto view = supervisor_->task(unit);
+      const auto view = supervisor_->unit(unit);
       observe::TaskStatus task;
       task.replica = t->replica;
       const std::string name = t->name();

@@ -110,6 +110,23 @@ void OutcomeRecorder::task_ended(const MemberEnded& event) {
   task_ends_[event.task] = {event.attempt, event.failed, event.exit_status, ++heard_};
 }
 
+std::optional<std::string> OutcomeRecorder::failed_task(const core::Plan& plan, const LaunchUnit& unit,
+                                                        int task_attempt) const {
+  std::optional<std::string> first;
+  std::uint64_t first_order = 0;
+  for (std::uint32_t t : unit.tasks) {
+    const std::string name = plan.tasks[t].name();
+    const auto end = task_ends_.find(name);
+    if (end == task_ends_.end() || static_cast<int>(end->second.attempt) != task_attempt) continue;
+    if (!end->second.vanished && end->second.exit_status == 0) continue;
+    if (!first || end->second.order < first_order) {
+      first = name;
+      first_order = end->second.order;
+    }
+  }
+  return first;
+}
+
 FailedUnit OutcomeRecorder::failed_unit(const core::Plan& plan, std::size_t u, const LaunchUnit& unit, int attempt,
                                          int task_attempt, int epoch, const RunDirectory& run_dir) const {
   FailedUnit failed;
@@ -121,8 +138,7 @@ FailedUnit OutcomeRecorder::failed_unit(const core::Plan& plan, std::size_t u, c
   } else {
     failed.cause.description = "no end of it was recorded";
   }
-  std::optional<std::uint64_t> first_failure;
-  std::size_t first_failed = 0;
+  const std::optional<std::string> failed_name = failed_task(plan, unit, task_attempt);
   for (std::uint32_t t : unit.tasks) {
     if (failed.tasks.size() == kMaxListedTasks) {
       ++failed.tasks_omitted;
@@ -138,17 +154,11 @@ FailedUnit OutcomeRecorder::failed_unit(const core::Plan& plan, std::size_t u, c
     if (end != task_ends_.end() && static_cast<int>(end->second.attempt) == task_attempt) {
       listed.vanished = end->second.vanished;
       if (!listed.vanished) listed.exit_status = end->second.exit_status;
-      if ((listed.vanished || end->second.exit_status != 0) &&
-          (!first_failure || end->second.order < *first_failure)) {
-        first_failure = end->second.order;
-        first_failed = failed.tasks.size();
-      }
     }
+    listed.failed = failed_name && *failed_name == task.name();
     failed.tasks.push_back(std::move(listed));
   }
-  if (first_failure) {
-    failed.tasks[first_failed].failed = true;
-  } else if (failed.tasks.size() == 1) {
+  if (!failed_name && failed.tasks.size() == 1) {
     // A task the launcher ran itself reports no status of its own: its
     // unit's is its.
     OutcomeTask& only = failed.tasks.front();
@@ -180,7 +190,7 @@ RunOutcome OutcomeRecorder::finish(const core::Plan& plan, const std::vector<Lau
   outcome.exit = exit_code;
   outcome.message = bounded(message, kMaxMessage);
   for (std::size_t u = 0; u < units.size() && u < supervisor.size(); ++u) {
-    const auto view = supervisor.task(u);
+    const auto view = supervisor.unit(u);
     ++outcome.units[to_string(view.state)];
     if (view.state != UnitState::Failed || outcome.failed_unit) continue;
     outcome.failed_unit = failed_unit(plan, u, units[u], view.attempt, view.attempt + attempt_base,

@@ -28,10 +28,10 @@ const char* to_string(UnitState state) {
   return "unknown";
 }
 
-Supervisor::Supervisor(std::vector<SupervisedUnitSpec> tasks, SupervisorOptions options)
+Supervisor::Supervisor(std::vector<SupervisedUnitSpec> units, SupervisorOptions options)
     : options_(options) {
-  tasks_.reserve(tasks.size());
-  for (auto& spec : tasks) {
+  units_.reserve(units.size());
+  for (auto& spec : units) {
     if (spec.world >= 0) {
       const auto w = static_cast<std::size_t>(spec.world);
       if (worlds_.size() <= w) worlds_.resize(w + 1);
@@ -39,20 +39,20 @@ Supervisor::Supervisor(std::vector<SupervisedUnitSpec> tasks, SupervisorOptions 
       world.max_retries = world.max_retries < 0 ? spec.max_retries
                                                 : std::min(world.max_retries, spec.max_retries);
     }
-    Task task;
-    task.spec = std::move(spec);
-    tasks_.push_back(std::move(task));
+    Unit unit;
+    unit.spec = std::move(spec);
+    units_.push_back(std::move(unit));
   }
 }
 
-Supervisor::TaskView Supervisor::task(std::size_t index) const {
-  const Task& t = tasks_.at(index);
+Supervisor::UnitView Supervisor::unit(std::size_t index) const {
+  const Unit& t = units_.at(index);
   const int epoch = t.spec.world >= 0 ? worlds_[static_cast<std::size_t>(t.spec.world)].epoch : 0;
-  return TaskView{t.spec, t.state, t.attempt, epoch};
+  return UnitView{t.spec, t.state, t.attempt, epoch};
 }
 
 bool Supervisor::exit_expected(std::size_t index) const {
-  const Task& t = tasks_.at(index);
+  const Unit& t = units_.at(index);
   if (phase_ == Phase::StoppingDaemons) return t.spec.daemon;  // the program is done: daemons stop
   if (phase_ != Phase::Running) return false;
   return t.retiring || (t.spec.world >= 0 && worlds_[static_cast<std::size_t>(t.spec.world)].restarting);
@@ -64,7 +64,7 @@ std::chrono::milliseconds Supervisor::backoff(int failures) const {
 }
 
 bool Supervisor::world_running(int world) const {
-  return std::any_of(tasks_.begin(), tasks_.end(), [world](const Task& t) {
+  return std::any_of(units_.begin(), units_.end(), [world](const Unit& t) {
     return t.spec.world == world && t.state == UnitState::Running;
   });
 }
@@ -73,28 +73,28 @@ void Supervisor::restart_world(int world, std::size_t failed, const UnitExit& ex
                                Clock::time_point now, std::vector<Action>& out) {
   World& w = worlds_[static_cast<std::size_t>(world)];
   std::string stopping;
-  for (const Task& t : tasks_) {
-    if (t.spec.world == world && t.state == UnitState::Running && &t != &tasks_[failed]) {
+  for (const Unit& t : units_) {
+    if (t.spec.world == world && t.state == UnitState::Running && &t != &units_[failed]) {
       stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
     }
   }
   out.push_back(Action{Action::Kind::Note, failed, 0, 0, 0, 0,
-                       "the world of " + tasks_[failed].spec.name + " (" + exit.describe() +
+                       "the world of " + units_[failed].spec.name + " (" + exit.describe() +
                            ") restarts as epoch " +
                            std::to_string(w.epoch + 1) + " (" + std::to_string(w.failures + 1) + " of " +
                            std::to_string(w.max_retries) + " restarts allowed by max_retries)" +
                            (stopping.empty() ? "" : "; stopping " + stopping)});
   w.restart_at = now + backoff(w.failures);
   ++w.failures;
-  tasks_[failed].state = UnitState::Backoff;
+  units_[failed].state = UnitState::Backoff;
   stop_world(world, now, out);
 }
 
 void Supervisor::stop_world(int world, Clock::time_point now, std::vector<Action>& out) {
   World& w = worlds_[static_cast<std::size_t>(world)];
   w.restarting = true;
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    Task& t = tasks_[i];
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    Unit& t = units_[i];
     if (t.spec.world != world) continue;
     if (t.state == UnitState::Running) {
       out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGTERM, 0, {}});
@@ -115,7 +115,7 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
     if (std::find(worlds.begin(), worlds.end(), world) == worlds.end()) worlds.push_back(world);
   };
   for (std::size_t i : retire) {
-    Task& t = tasks_.at(i);
+    Unit& t = units_.at(i);
     t.rejoin = false;
     if (t.state == UnitState::Running) {
       t.retiring = true;
@@ -131,7 +131,7 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
     }
   }
   for (std::size_t i : start) {
-    Task& t = tasks_.at(i);
+    Unit& t = units_.at(i);
     if (t.retiring) {
       t.rejoin = true;  // asked back while it stops: it starts again once it ended
       continue;
@@ -142,13 +142,13 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
       touch(t.spec.world);
       continue;
     }
-    launch_task(i, out);
+    launch_unit(i, out);
   }
   for (int world : worlds) {
     World& w = worlds_[static_cast<std::size_t>(world)];
     std::string stopping;
     std::size_t size = 0;
-    for (const Task& t : tasks_) {
+    for (const Unit& t : units_) {
       if (t.spec.world != world) continue;
       if (t.state == UnitState::Running) stopping += (stopping.empty() ? "" : ", ") + t.spec.name;
       if (t.state != UnitState::Idle && (!t.retiring || t.rejoin)) ++size;
@@ -164,8 +164,8 @@ std::vector<Action> Supervisor::resize(const std::vector<std::size_t>& start,
   return out;
 }
 
-void Supervisor::launch_task(std::size_t index, std::vector<Action>& out) {
-  Task& t = tasks_[index];
+void Supervisor::launch_unit(std::size_t index, std::vector<Action>& out) {
+  Unit& t = units_[index];
   if (t.launched) ++t.attempt;
   t.launched = true;
   t.state = UnitState::Running;
@@ -175,13 +175,13 @@ void Supervisor::launch_task(std::size_t index, std::vector<Action>& out) {
 
 void Supervisor::check_all_done(Clock::time_point now, std::vector<Action>& out) {
   if (phase_ != Phase::Running) return;
-  const bool all_done = std::all_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+  const bool all_done = std::all_of(units_.begin(), units_.end(), [](const Unit& x) {
     return x.spec.daemon || x.state == UnitState::Succeeded || x.state == UnitState::Idle;
   });
   if (all_done) begin_stop(Phase::StoppingDaemons, 0, "all tasks finished", now, out);
 }
 
-void Supervisor::fail_program(Task& t, const UnitExit& exit, int retries_used,
+void Supervisor::fail_program(Unit& t, const UnitExit& exit, int retries_used,
                               Clock::time_point now, std::vector<Action>& out) {
   t.state = UnitState::Failed;
   std::string budget = t.spec.max_retries == 0
@@ -197,21 +197,21 @@ void Supervisor::fail_program(Task& t, const UnitExit& exit, int retries_used,
 
 std::vector<Action> Supervisor::start(Clock::time_point) {
   std::vector<Action> out;
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    if (tasks_[i].spec.idle) {
-      tasks_[i].state = UnitState::Idle;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    if (units_[i].spec.idle) {
+      units_[i].state = UnitState::Idle;
       continue;
     }
-    launch_task(i, out);
+    launch_unit(i, out);
   }
   maybe_finish(out);
   return out;
 }
 
-std::vector<Action> Supervisor::task_exited(std::size_t index, UnitExit exit,
+std::vector<Action> Supervisor::unit_exited(std::size_t index, UnitExit exit,
                                             Clock::time_point now) {
   std::vector<Action> out;
-  Task& t = tasks_.at(index);
+  Unit& t = units_.at(index);
   if (t.state != UnitState::Running) return out;
   const bool retired = t.retiring && !t.rejoin;
   t.retiring = false;
@@ -239,12 +239,12 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, UnitExit exit,
     t.term_at.reset();
     t.stop_kill_at.reset();
     // After a notice, daemons that were let run go once nothing needs them.
-    const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+    const bool non_daemon_runs = std::any_of(units_.begin(), units_.end(), [](const Unit& x) {
       return !x.spec.daemon && x.state == UnitState::Running;
     });
     if (!non_daemon_runs) {
-      for (std::size_t i = 0; i < tasks_.size(); ++i) {
-        if (tasks_[i].spec.daemon && tasks_[i].term_at) signal_noticed(i, now, out);
+      for (std::size_t i = 0; i < units_.size(); ++i) {
+        if (units_[i].spec.daemon && units_[i].term_at) signal_noticed(i, now, out);
       }
     }
     maybe_finish(out);
@@ -255,7 +255,7 @@ std::vector<Action> Supervisor::task_exited(std::size_t index, UnitExit exit,
     t.state = UnitState::Idle;
     if (t.rejoin) {
       t.rejoin = false;
-      launch_task(index, out);
+      launch_unit(index, out);
     }
     check_all_done(now, out);
     return out;
@@ -286,10 +286,10 @@ std::vector<Action> Supervisor::stop_with_notice(const std::string& reason, int 
                                                  Clock::time_point deadline, Clock::time_point now) {
   std::vector<Action> out;
   if (phase_ == Phase::Stopping || phase_ == Phase::Finished) return out;
-  const bool non_daemon_runs = std::any_of(tasks_.begin(), tasks_.end(), [](const Task& x) {
+  const bool non_daemon_runs = std::any_of(units_.begin(), units_.end(), [](const Unit& x) {
     return !x.spec.daemon && x.state == UnitState::Running && x.spec.hears_notice;
   });
-  for (Task& t : tasks_) {
+  for (Unit& t : units_) {
     // A daemon waits for the non-daemon tasks that were let run, if any;
     // begin_stop leaves the tasks let run alone.
     if (t.state == UnitState::Running && t.spec.hears_notice && !t.retiring && (!t.spec.daemon || non_daemon_runs)) {
@@ -301,7 +301,7 @@ std::vector<Action> Supervisor::stop_with_notice(const std::string& reason, int 
 }
 
 void Supervisor::signal_noticed(std::size_t index, Clock::time_point now, std::vector<Action>& out) {
-  Task& t = tasks_[index];
+  Unit& t = units_[index];
   t.term_at.reset();
   t.stop_kill_at = now + options_.grace;
   out.push_back(Action{Action::Kind::Signal, index, 0, 0, SIGTERM, 0, {}});
@@ -309,8 +309,8 @@ void Supervisor::signal_noticed(std::size_t index, Clock::time_point now, std::v
 
 std::vector<Action> Supervisor::tick(Clock::time_point now) {
   std::vector<Action> out;
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    Task& t = tasks_[i];
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    Unit& t = units_[i];
     if (t.state != UnitState::Running) continue;
     if (t.term_at && *t.term_at <= now) signal_noticed(i, now, out);
     if (t.stop_kill_at && *t.stop_kill_at <= now) {
@@ -319,10 +319,10 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
     }
   }
   if (phase_ == Phase::Running) {
-    for (std::size_t i = 0; i < tasks_.size(); ++i) {
-      Task& t = tasks_[i];
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      Unit& t = units_[i];
       if (t.spec.world < 0 && t.state == UnitState::Backoff && t.restart_at <= now) {
-        launch_task(i, out);
+        launch_unit(i, out);
       }
       if (t.retiring && t.kill_at && *t.kill_at <= now) {
         t.kill_at.reset();
@@ -335,8 +335,8 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
       const int id = static_cast<int>(w);
       if (world.kill_at && *world.kill_at <= now) {
         world.kill_at.reset();
-        for (std::size_t i = 0; i < tasks_.size(); ++i) {
-          if (tasks_[i].spec.world == id && tasks_[i].state == UnitState::Running) {
+        for (std::size_t i = 0; i < units_.size(); ++i) {
+          if (units_[i].spec.world == id && units_[i].state == UnitState::Running) {
             out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
           }
         }
@@ -345,17 +345,17 @@ std::vector<Action> Supervisor::tick(Clock::time_point now) {
       world.restarting = false;
       world.kill_at.reset();
       ++world.epoch;
-      for (std::size_t i = 0; i < tasks_.size(); ++i) {
-        Task& t = tasks_[i];
+      for (std::size_t i = 0; i < units_.size(); ++i) {
+        Unit& t = units_[i];
         if (t.spec.world != id || t.state == UnitState::Idle) continue;
-        launch_task(i, out);
+        launch_unit(i, out);
       }
     }
   }
   if (kill_at_ && *kill_at_ <= now) {
     kill_at_.reset();
-    for (std::size_t i = 0; i < tasks_.size(); ++i) {
-      const Task& t = tasks_[i];
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      const Unit& t = units_[i];
       // Tasks let run after a notice have their own SIGKILL.
       if (t.state == UnitState::Running && !t.term_at && !t.stop_kill_at) {
         out.push_back(Action{Action::Kind::Signal, i, 0, 0, SIGKILL, 0, {}});
@@ -370,13 +370,13 @@ std::optional<Clock::time_point> Supervisor::next_deadline() const {
   auto consider = [&next](Clock::time_point when) {
     if (!next || when < *next) next = when;
   };
-  for (const Task& t : tasks_) {
+  for (const Unit& t : units_) {
     if (t.state != UnitState::Running) continue;
     if (t.term_at) consider(*t.term_at);
     if (t.stop_kill_at) consider(*t.stop_kill_at);
   }
   if (phase_ == Phase::Running) {
-    for (const Task& t : tasks_) {
+    for (const Unit& t : units_) {
       if (t.spec.world < 0 && t.state == UnitState::Backoff) consider(t.restart_at);
       if (t.retiring && t.kill_at) consider(*t.kill_at);
     }
@@ -395,8 +395,8 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
   phase_ = phase;
   exit_code_ = exit_code;
   message_ = std::move(message);
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    Task& t = tasks_[i];
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    Unit& t = units_[i];
     if (t.state == UnitState::Backoff || t.state == UnitState::Pending) {
       t.state = UnitState::Stopped;
     } else if (t.state == UnitState::Running && !t.term_at) {
@@ -408,8 +408,8 @@ void Supervisor::begin_stop(Phase phase, int exit_code, std::string message,
 }
 
 bool Supervisor::any_running() const {
-  return std::any_of(tasks_.begin(), tasks_.end(),
-                     [](const Task& t) { return t.state == UnitState::Running; });
+  return std::any_of(units_.begin(), units_.end(),
+                     [](const Unit& t) { return t.state == UnitState::Running; });
 }
 
 void Supervisor::maybe_finish(std::vector<Action>& out) {

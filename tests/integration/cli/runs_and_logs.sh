@@ -18,6 +18,9 @@ expect_status 1
 pair_dir=$(ls -d "$SLIPWAY_RUN_ROOT"/pair-*)
 grep -q '"name": "calm.0+breaker.0"' "$pair_dir/outcome.json" ||
   fail "outcome.json names no failed unit: $(cat "$pair_dir/outcome.json")"
+# The progress line points at the log of the task that failed, not at the
+# unit's first task's.
+expect_line "$WORK/out" '^slipway: calm\.0\+breaker\.0 exited with status 3 \(breaker\.0 failed; log: .*/logs/breaker\.0\.log\)$'
 sleep 1.1
 run_slipway "$WORK/out" run "$WORK/talk.toml"
 expect_status 0

@@ -72,9 +72,9 @@ TEST_CASE("a colocated unit's outcome names the task that failed it and its trac
   recorder.task_ended(MemberEnded{"b.0", 0, "here", false, 1, ""});  // b.0 fails first
   recorder.task_ended(MemberEnded{"a.0", 0, "here", false, 143, ""});  // a.0 stopped by the agent
   recorder.unit_ended(0, 0, UnitExit{false, 1}, false);
-  supervisor.task_exited(1, UnitExit{false, 0}, now);
-  supervisor.task_exited(0, UnitExit{false, 1}, now);
-  REQUIRE(supervisor.task(0).state == UnitState::Failed);
+  supervisor.unit_exited(1, UnitExit{false, 0}, now);
+  supervisor.unit_exited(0, UnitExit{false, 1}, now);
+  REQUIRE(supervisor.unit(0).state == UnitState::Failed);
 
   const RunOutcome outcome = recorder.finish(plan, units, supervisor, 0, 0, 1, "task a.0+b.0 exited with status 1", run);
   CHECK(outcome.result == "failed");
@@ -132,7 +132,7 @@ TEST_CASE("the causes of a failed unit: a signal, a loss, a start that failed, n
     supervisor.start(Clock::now());
     OutcomeRecorder recorder;
     record(recorder);
-    supervisor.task_exited(1, UnitExit{true, SIGKILL}, Clock::now());
+    supervisor.unit_exited(1, UnitExit{true, SIGKILL}, Clock::now());
     return recorder.finish(plan, units, supervisor, 0, 0, 1, "", run);
   };
   auto killed = failed_with([](OutcomeRecorder& r) { r.unit_ended(1, 0, UnitExit{true, SIGKILL}, false); });

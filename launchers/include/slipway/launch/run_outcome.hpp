@@ -108,6 +108,11 @@ class OutcomeRecorder {
   void unit_ended(std::size_t unit, int attempt, const UnitExit& exit, bool lost);
   void not_started(std::size_t unit, int attempt, const std::string& why);
   void task_ended(const MemberEnded& event);
+  // The task of `unit` whose end on `task_attempt` failed it: the first
+  // (in the order heard) that left non-zero or vanished; nothing when none
+  // was heard to.
+  std::optional<std::string> failed_task(const core::Plan& plan, const LaunchUnit& unit,
+                                         int task_attempt) const;
 
   // `attempt_base`, `epoch_base`: what the supervisor's attempts and
   // epochs are counted on from (a resumed run's).

@@ -1,20 +1,20 @@
 // Supervisor: the I/O-free decision engine of a launcher. It decides when
-// each task is (re)started, when the program is stopping, and how it ends;
+// each unit is (re)started, when the program is stopping, and how it ends;
 // the local launcher and the Slurm controller carry its actions out.
 //
 // Contract:
-// - Tasks are given once, in plan order. start() asks to launch each.
-// - Feed it every event: a task's exit (task_exited), a stop request
+// - Units are given once, in plan order. start() asks to launch each.
+// - Feed it every event: a unit's exit (unit_exited), a stop request
 //   (stop_requested: a signal, `slipway stop`, or the launcher's own
 //   failure), and the passing of time (tick). Each call returns the
 //   actions to carry out now, in order.
-// - A failed task (non-zero exit or killed) is relaunched with attempt + 1
+// - A failed unit (non-zero exit or killed) is relaunched with attempt + 1
 //   while attempt < max_retries, after a backoff; exits during a stop are
 //   expected and never retried.
-// - Once every non-daemon task has succeeded, the daemons are stopped and
-//   the program finishes with status 0. When a task's retries run out, or a
-//   stop is requested, every running task gets SIGTERM, then SIGKILL after
-//   the grace period; the program finishes once no task runs.
+// - Once every non-daemon unit has succeeded, the daemons are stopped and
+//   the program finishes with status 0. When a unit's retries run out, or a
+//   stop is requested, every running unit gets SIGTERM, then SIGKILL after
+//   the grace period; the program finishes once no unit runs.
 // - Worlds (SupervisedUnitSpec::world): the units of a world start, fail and
 //   restart together. When a unit of a world fails while the world runs,
 //   every other running unit of it gets SIGTERM at once (SIGKILL after the
@@ -77,7 +77,7 @@ const char* to_string(UnitState state);
 
 struct Action {
   enum class Kind { Launch, Signal, Finish, Note } kind;
-  std::size_t task = 0;    // Launch, Signal
+  std::size_t unit = 0;    // Launch, Signal
   int attempt = 0;         // Launch
   int epoch = 0;           // Launch: the epoch of the unit's world (0 outside worlds)
   int signal = 0;          // Signal
@@ -93,20 +93,20 @@ struct SupervisorOptions {
 
 class Supervisor {
  public:
-  Supervisor(std::vector<SupervisedUnitSpec> tasks, SupervisorOptions options);
+  Supervisor(std::vector<SupervisedUnitSpec> units, SupervisorOptions options);
 
   std::vector<Action> start(Clock::time_point now);
-  std::vector<Action> task_exited(std::size_t task, UnitExit exit, Clock::time_point now);
+  std::vector<Action> unit_exited(std::size_t unit, UnitExit exit, Clock::time_point now);
   // `exit_code` is what the program ends with when nothing failed before:
   // 0 for `slipway stop`, 128 + signal for a signal to the launcher.
   std::vector<Action> stop_requested(const std::string& reason, int exit_code,
                                      Clock::time_point now);
   // A stop after a checkpoint notice whose deadline is `deadline`: running
-  // tasks that do not hear notices get SIGTERM now (SIGKILL after the
+  // units that do not hear notices get SIGTERM now (SIGKILL after the
   // grace); those that do (hears_notice) run on, to end by themselves,
-  // until the deadline, or, for daemons, until no non-daemon task runs;
+  // until the deadline, or, for daemons, until no non-daemon unit runs;
   // then SIGTERM, and SIGKILL after the grace. Nothing restarts; the
-  // program finishes with `exit_code` once no task runs.
+  // program finishes with `exit_code` once no unit runs.
   std::vector<Action> stop_with_notice(const std::string& reason, int exit_code,
                                        Clock::time_point deadline, Clock::time_point now);
   std::vector<Action> tick(Clock::time_point now);
@@ -122,22 +122,22 @@ class Supervisor {
   // The program is stopping (or done): nothing starts any more.
   bool stopping() const { return phase_ != Phase::Running; }
 
-  struct TaskView {
+  struct UnitView {
     const SupervisedUnitSpec& spec;
     UnitState state;
     int attempt;
     int epoch;
   };
-  TaskView task(std::size_t index) const;
-  // Whether an exit of this running task now is one the supervisor caused
+  UnitView unit(std::size_t index) const;
+  // Whether an exit of this running unit now is one the supervisor caused
   // and expects (its world is restarting, it is retired, or it is a daemon
   // stopped because the program is done): nothing to report.
   bool exit_expected(std::size_t index) const;
-  std::size_t size() const { return tasks_.size(); }
+  std::size_t size() const { return units_.size(); }
 
  private:
   enum class Phase { Running, StoppingDaemons, Stopping, Finished };
-  struct Task {
+  struct Unit {
     SupervisedUnitSpec spec;
     UnitState state = UnitState::Pending;
     int attempt = 0;
@@ -166,17 +166,17 @@ class Supervisor {
   void restart_world(int world, std::size_t failed, const UnitExit& exit, Clock::time_point now,
                      std::vector<Action>& out);
   bool world_running(int world) const;
-  void fail_program(Task& t, const UnitExit& exit, int retries_used, Clock::time_point now,
+  void fail_program(Unit& t, const UnitExit& exit, int retries_used, Clock::time_point now,
                     std::vector<Action>& out);
   std::chrono::milliseconds backoff(int failures) const;
   void maybe_finish(std::vector<Action>& out);
   void stop_world(int world, Clock::time_point now, std::vector<Action>& out);
   void check_all_done(Clock::time_point now, std::vector<Action>& out);
-  void launch_task(std::size_t index, std::vector<Action>& out);
+  void launch_unit(std::size_t index, std::vector<Action>& out);
   bool any_running() const;
   void signal_noticed(std::size_t index, Clock::time_point now, std::vector<Action>& out);
 
-  std::vector<Task> tasks_;
+  std::vector<Unit> units_;
   std::vector<World> worlds_;
   SupervisorOptions options_;
   Phase phase_ = Phase::Running;
