@@ -11,7 +11,7 @@ PACKAGES=(
   slurm-wlm slurm-client libslurm-dev munge libmunge-dev
   libpmix-dev libpmix-bin libucx-dev ucx-utils
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  openmpi-bin libopenmpi-dev python3-mpi4py python3-torch python3-cloudpickle
+  openmpi-bin libopenmpi-dev python3-mpi4py python3-torch python3-cloudpickle mypy
   bats iproute2 util-linux procps psmisc shellcheck
   libncurses-dev
   redis-server libjemalloc-dev

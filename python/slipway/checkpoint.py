@@ -26,7 +26,6 @@ user's program; a handler that raises is reported on stderr and the others
 still run.
 """
 
-import collections
 import json
 import math
 import os
@@ -36,6 +35,8 @@ import sys
 import threading
 import time
 import traceback
+import types
+from typing import Any, Callable, NamedTuple, Optional, Union
 
 from . import lifecycle
 
@@ -48,35 +49,46 @@ MAX_REASON_CHARS = 1000
 # launcher's default --grace, after which it kills what still runs.
 SIGTERM_DEADLINE_SECONDS = 10.0
 
-Notice = collections.namedtuple("Notice", "seq reason deadline stop")
-Notice.__doc__ = """A checkpoint notice: seq (1, 2, ... per notice of the program; 0 for the
+
+class Notice(NamedTuple):
+    """A checkpoint notice: seq (1, 2, ... per notice of the program; 0 for the
 notice made on SIGTERM), reason (text), deadline (unix seconds, a float, by
 which the task should have saved its state; None when the notice gave none)
 and stop (True when the program stops at the deadline, False for a
 checkpoint without a stop)."""
+    seq: int
+    reason: str
+    deadline: Optional[float]
+    stop: bool
+
+
+# A file's signature (its device, inode, size and time), or what failed to give one.
+_Signature = tuple[Any, ...]
 
 # The state below is shared by the watcher thread, the SIGTERM handler (the
 # main thread, between any two of its statements) and the callers. It takes
 # no lock the main thread could hold when a SIGTERM interrupts it: each
 # update is one assignment (atomic under the GIL), and _dispatching, held
 # while handlers run, is taken by _dispatch() only.
-_cache = (None, None)           # (the file's signature, its Notice or None)
-_warned = set()                 # signatures already reported as bad
-_handlers = []                  # [fn, seq of the last notice it was given]: a notice
+_cache: tuple[Optional[_Signature], Optional[Notice]] = (None, None)  # (the file's signature,
+                                                                      # its Notice or None)
+_warned: set[Optional[_Signature]] = set()  # signatures already reported as bad
+_handlers: list[list[Any]] = []  # [fn, seq of the last notice it was given]: a notice
                                 # is new to it when its seq is another (seq grows by one
                                 # per notice of a run; a run resumed by a new job may
                                 # count again from 1)
 _dispatching = threading.RLock()
 _sigterm_notice_given = False   # the handlers had the notice made for a SIGTERM (under _dispatching)
 _sigterm_running = False        # the SIGTERM handler runs (main thread only)
-_sigterm_previous = None        # the SIGTERM handler before ours
+_sigterm_previous: Union[Callable[[int, Optional[types.FrameType]], Any], int, signal.Handlers, None] \
+    = None                      # the SIGTERM handler before ours
 _start = threading.Lock()       # on_checkpoint()'s start of the watcher and of the SIGTERM handler
-_watcher = None
+_watcher: Optional[threading.Thread] = None
 _sigterm_installed = False
 _thread_warned = False          # said that on_checkpoint() came from another thread
 
 
-def _say(text):
+def _say(text: str) -> None:
     try:
         sys.stderr.write("slipway: %s\n" % text)
         sys.stderr.flush()
@@ -84,11 +96,11 @@ def _say(text):
         pass
 
 
-def _signature(st):
+def _signature(st: os.stat_result) -> _Signature:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _parse(data):
+def _parse(data: bytes) -> Notice:
     """The Notice in the file's bytes; raises ValueError saying what is wrong."""
     try:
         value = json.loads(data.decode("utf-8"))
@@ -101,7 +113,7 @@ def _parse(data):
         raise ValueError("its 'seq' is not a positive integer")
     reason = value.get("reason")
     reason = reason[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
-    deadline = value.get("deadline_unix_ms")
+    deadline: Optional[float] = value.get("deadline_unix_ms")
     if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not math.isfinite(deadline):
         deadline = None
     else:
@@ -110,7 +122,7 @@ def _parse(data):
     return Notice(seq, reason, deadline, stop if isinstance(stop, bool) else False)
 
 
-def _read(path):
+def _read(path: str) -> tuple[Optional[_Signature], Optional[Notice], Optional[str]]:
     """(signature, Notice or None, what is wrong or None) of the file now."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -125,7 +137,8 @@ def _read(path):
         signature = _signature(st)
         if not stat.S_ISREG(st.st_mode):
             return signature, None, "it is not a regular file"
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         while size <= MAX_NOTICE_BYTES:
             chunk = os.read(fd, MAX_NOTICE_BYTES + 1 - size)
             if not chunk:
@@ -143,7 +156,7 @@ def _read(path):
         os.close(fd)
 
 
-def checkpoint_requested():
+def checkpoint_requested() -> Optional[Notice]:
     """The newest checkpoint notice of this task (a Notice), or None when
     there has been none (or outside slipway: no SLIPWAY_NOTICE_FILE). Cheap
     enough to call every step: the file is read again only when it changed."""
@@ -152,6 +165,7 @@ def checkpoint_requested():
     if not path:
         return None
     try:
+        now: _Signature
         try:
             now = _signature(os.lstat(path))
         except FileNotFoundError:
@@ -175,7 +189,7 @@ def checkpoint_requested():
         return None
 
 
-def _dispatch(notice, synthetic=False):
+def _dispatch(notice: Notice, synthetic: bool = False) -> None:
     """Gives `notice` to every handler that has not had it (one at a time,
     in registration order); the notice made for a SIGTERM goes once."""
     global _sigterm_notice_given
@@ -200,7 +214,7 @@ def _dispatch(notice, synthetic=False):
                         traceback.format_exc().rstrip()))
 
 
-def _watch():
+def _watch() -> None:
     while True:
         time.sleep(POLL_SECONDS)
         try:
@@ -211,7 +225,7 @@ def _watch():
             _say("checkpoint notice watcher:\n%s" % traceback.format_exc().rstrip())
 
 
-def _on_sigterm(signum, frame):
+def _on_sigterm(signum: int, frame: Optional[types.FrameType]) -> None:
     global _sigterm_running
     if _sigterm_running:
         return  # a second SIGTERM while the handlers save: the first one stops after them
@@ -237,7 +251,8 @@ def _on_sigterm(signum, frame):
         lifecycle.handle_stop_signal(signum, frame)
 
 
-def on_checkpoint(fn):
+def on_checkpoint(fn: Callable[[Notice], object]) -> Callable[[Notice], object]:
+
     """Calls fn(notice) once per checkpoint notice (a Notice) from a daemon
     thread, and on SIGTERM before the program's usual stop (module
     docstring). Returns fn, so it works as a decorator. Handlers run one at

@@ -37,6 +37,10 @@ import ctypes.util
 import os
 import signal
 import threading
+from typing import Any, Callable, Iterator, Optional, Union
+
+# What a courier payload may be: bytes-like, text (sent as UTF-8) or None (empty).
+Payload = Union[bytes, bytearray, memoryview, str, None]
 
 __all__ = ["CourierError", "Endpoint", "Handle", "Future", "load_library"]
 
@@ -54,7 +58,7 @@ class CourierError(Exception):
     Errc: "timeout", "remote_error", "peer_restarted", ...); for
     "remote_error", `remote_message` is the callee's own message."""
 
-    def __init__(self, code, message, remote_message=""):
+    def __init__(self, code: str, message: str, remote_message: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.remote_message = remote_message
@@ -64,7 +68,7 @@ class _Error(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 2048),
                 ("remote_message", ctypes.c_char * 1024)]
 
-    def raise_if_failed(self, status):
+    def raise_if_failed(self, status: int) -> None:
         if status != 0:
             raise CourierError(_ERRORS.get(status, "unknown"),
                                self.message.decode("utf-8", "replace"),
@@ -87,11 +91,11 @@ class _Options(ctypes.Structure):
 _HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                             ctypes.c_void_p)
 _DIRECTORIES = {"auto": 2, "rendezvous": 1, "none": 0}
-_lib = None
+_lib: Optional[ctypes.CDLL] = None
 _lib_lock = threading.Lock()
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     explicit = os.environ.get("SLIPWAY_COURIER_LIBRARY")
     if explicit:
         yield explicit
@@ -106,7 +110,7 @@ def _candidates():
         yield found
 
 
-def load_library():
+def load_library() -> ctypes.CDLL:
     """Loads libslipway-courier.so once and declares its functions."""
     global _lib
     with _lib_lock:
@@ -127,7 +131,7 @@ def load_library():
                           "SLIPWAY_COURIER_LIBRARY to its path" % ", ".join(tried))
         p, sz, i64, u32 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64, ctypes.c_uint32
         err, buf, cstr = ctypes.POINTER(_Error), ctypes.POINTER(_Buffer), ctypes.c_char_p
-        sigs = {
+        sigs: dict[str, tuple[Any, list[Any]]] = {
             "slipway_endpoint_options_init": (None, [ctypes.POINTER(_Options)]),
             "slipway_endpoint_create": (p, [ctypes.POINTER(_Options), err]),
             "slipway_endpoint_destroy": (None, [p]),
@@ -159,7 +163,7 @@ def load_library():
         return lib
 
 
-def _as_bytes(data):
+def _as_bytes(data: Payload) -> bytes:
     if data is None:
         return b""
     if isinstance(data, str):
@@ -167,7 +171,7 @@ def _as_bytes(data):
     return bytes(data)
 
 
-def _c_string(value, what):
+def _c_string(value: Union[str, bytes], what: str) -> bytes:
     """`value` (str or bytes) as the bytes of a C string; refuses a NUL,
     where C would cut it short without a word."""
     data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
@@ -178,11 +182,11 @@ def _c_string(value, what):
     return data
 
 
-def _timeout_ms(timeout):
+def _timeout_ms(timeout: Optional[float]) -> int:
     return -1 if timeout is None else max(0, int(timeout * 1000))
 
 
-def _take(lib, buffer):
+def _take(lib: ctypes.CDLL, buffer: _Buffer) -> bytes:
     try:
         return ctypes.string_at(buffer.data, buffer.size) if buffer.size else b""
     finally:
@@ -193,12 +197,14 @@ class Future:
     """The outcome of call_async() or send(): result(timeout=None) returns the
     reply (bytes; None for send) or raises CourierError."""
 
-    def __init__(self, lib, pointer, oneway):
+    def __init__(self, lib: ctypes.CDLL, pointer: Optional[int], oneway: bool) -> None:
         self._lib, self._ptr, self._oneway = lib, pointer, oneway
-        self._done, self._value, self._error = False, None, None
+        self._done = False
+        self._value: Optional[bytes] = None
+        self._error: Optional[CourierError] = None
         self._lock = threading.Lock()
 
-    def _wait(self, timeout):
+    def _wait(self, timeout: Optional[float]) -> bool:
         with self._lock:
             if self._done:
                 return True
@@ -218,17 +224,17 @@ class Future:
             self._ptr = None
             return True
 
-    def done(self):
+    def done(self) -> bool:
         return self._wait(0)
 
-    def result(self, timeout=None):
+    def result(self, timeout: Optional[float] = None) -> Optional[bytes]:
         if not self._wait(timeout):
             raise CourierError("timeout", "the future is not complete after %ss" % timeout)
         if self._error is not None:
             raise self._error
         return self._value
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_ptr", None) and _lib is not None:
             _lib.slipway_future_destroy(self._ptr)
 
@@ -237,11 +243,12 @@ class Handle:
     """A caller's reference to one callee. handle.call("m", data) or, for
     method names that are identifiers, handle.m(data)."""
 
-    def __init__(self, endpoint, pointer):
-        self._endpoint, self._lib, self._ptr = endpoint, endpoint._lib, pointer
-        self.name = self._lib.slipway_handle_name(pointer).decode()
+    def __init__(self, endpoint: "Endpoint", pointer: int) -> None:
+        self._endpoint, self._lib = endpoint, endpoint._lib
+        self._ptr: Optional[int] = pointer
+        self.name: str = self._lib.slipway_handle_name(pointer).decode()
 
-    def call(self, method, data=b"", timeout=None):
+    def call(self, method: str, data: Payload = b"", timeout: Optional[float] = None) -> bytes:
         payload, buffer, error = _as_bytes(data), _Buffer(), _Error()
         status = self._lib.slipway_call(self._ptr, _c_string(method, "method name"), payload,
                                         len(payload),
@@ -250,13 +257,14 @@ class Handle:
         error.raise_if_failed(status)
         return _take(self._lib, buffer)
 
-    def call_async(self, method, data=b"", timeout=None):
+    def call_async(self, method: str, data: Payload = b"", timeout: Optional[float] = None) -> Future:
         return self._start(self._lib.slipway_call_async, method, data, timeout, False)
 
-    def send(self, method, data=b"", timeout=None):
+    def send(self, method: str, data: Payload = b"", timeout: Optional[float] = None) -> Future:
         return self._start(self._lib.slipway_send, method, data, timeout, True)
 
-    def _start(self, fn, method, data, timeout, oneway):
+    def _start(self, fn: Any, method: str, data: Payload, timeout: Optional[float],
+               oneway: bool) -> Future:
         payload, error = _as_bytes(data), _Error()
         pointer = fn(self._ptr, _c_string(method, "method name"), payload, len(payload),
                      _timeout_ms(timeout), ctypes.byref(error))
@@ -264,17 +272,20 @@ class Handle:
             error.raise_if_failed(error.code or 101)
         return Future(self._lib, pointer, oneway)
 
-    def __getattr__(self, method):
+    def __getattr__(self, method: str) -> Callable[..., bytes]:
         if method.startswith("_"):
             raise AttributeError(method)
-        return lambda data=b"", timeout=None: self.call(method, data, timeout)
 
-    def close(self):
+        def call(data: Payload = b"", timeout: Optional[float] = None) -> bytes:
+            return self.call(method, data, timeout)
+        return call
+
+    def close(self) -> None:
         if getattr(self, "_ptr", None):
             self._lib.slipway_handle_destroy(self._ptr)
             self._ptr = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
 
 
@@ -290,9 +301,12 @@ class Endpoint:
     polling window, caller_progress=False hands every call to the progress
     thread."""
 
-    def __init__(self, name=None, tls=None, net_devices=None, rndv_thresh=None,
-                 max_message_bytes=0, handler_threads=0, default_timeout=None,
-                 directory="auto", caller_progress=True, poll_limit=None, busy_poll=None):
+    def __init__(self, name: Optional[str] = None, tls: Optional[str] = None,
+                 net_devices: Optional[str] = None, rndv_thresh: Optional[str] = None,
+                 max_message_bytes: int = 0, handler_threads: int = 0,
+                 default_timeout: Optional[float] = None, directory: str = "auto",
+                 caller_progress: bool = True, poll_limit: Optional[float] = None,
+                 busy_poll: Optional[float] = None) -> None:
         if not isinstance(directory, str) or directory not in _DIRECTORIES:
             raise ValueError("Endpoint(directory=%r): choose one of %s" % (
                 directory, ", ".join(repr(d) for d in _DIRECTORIES)))
@@ -313,24 +327,26 @@ class Endpoint:
         if busy_poll is not None:
             options.busy_poll_us = int(busy_poll * 1e6)
         error = _Error()
-        self._ptr = self._lib.slipway_endpoint_create(ctypes.byref(options), ctypes.byref(error))
+        self._ptr: Optional[int] = self._lib.slipway_endpoint_create(ctypes.byref(options),
+                                                                     ctypes.byref(error))
         if not self._ptr:
             error.raise_if_failed(error.code or 101)
-        self._handlers = []  # keeps the ctypes callbacks alive
+        self._handlers: list[Any] = []  # keeps the ctypes callbacks alive
         self._closed = threading.Event()
-        self.name = self._lib.slipway_endpoint_name(self._ptr).decode()
+        self.name: str = self._lib.slipway_endpoint_name(self._ptr).decode()
 
     @property
-    def address(self):
+    def address(self) -> bytes:
         data, size = ctypes.c_void_p(), ctypes.c_size_t()
         self._lib.slipway_endpoint_address(self._ptr, ctypes.byref(data), ctypes.byref(size))
         return ctypes.string_at(data, size.value)
 
-    def register(self, method, fn):
+    def register(self, method: str, fn: Callable[[bytes], Payload]) -> Callable[[bytes], Payload]:
         """Serves `method` with fn(request: bytes) -> bytes | str | None."""
         lib = self._lib
 
-        def trampoline(_user, request, size, responder):
+        def trampoline(_user: Optional[int], request: int, size: int,
+                       responder: Optional[int]) -> None:
             try:
                 reply = _as_bytes(fn(ctypes.string_at(request, size) if size else b""))
             except BaseException as exc:  # the caller gets the message
@@ -345,18 +361,19 @@ class Endpoint:
         self._handlers.append(callback)
         return fn
 
-    def method(self, name=None):
+    def method(self, name: Optional[str] = None) -> Callable[[Callable[[bytes], Payload]],
+                                                              Callable[[bytes], Payload]]:
         """Decorator form of register()."""
         return lambda fn: self.register(name or fn.__name__, fn)
 
-    def publish(self, node=None, replica=0):
+    def publish(self, node: Optional[str] = None, replica: int = 0) -> None:
         """Publishes this endpoint as node.replica (default: this task's)."""
         error = _Error()
         error.raise_if_failed(self._lib.slipway_endpoint_publish(
             self._ptr, _c_string(node, "node name") if node else None, replica,
             ctypes.byref(error)))
 
-    def resolve(self, node, replica=0):
+    def resolve(self, node: str, replica: int = 0) -> Handle:
         error = _Error()
         pointer = self._lib.slipway_endpoint_resolve(self._ptr, _c_string(node, "node name"),
                                                      replica, ctypes.byref(error))
@@ -364,7 +381,7 @@ class Endpoint:
             error.raise_if_failed(error.code or 101)
         return Handle(self, pointer)
 
-    def resolve_all(self, node, timeout=30.0):
+    def resolve_all(self, node: str, timeout: Optional[float] = 30.0) -> list[Handle]:
         """Handles to every replica of `node`: of an elastic node, the ones it
         runs now (each call asks again)."""
         capacity = 64
@@ -377,7 +394,7 @@ class Endpoint:
                 return [self.resolve(node, replicas[i]) for i in range(count.value)]
             capacity = count.value
 
-    def connect(self, address, label=""):
+    def connect(self, address: bytes, label: str = "") -> Handle:
         error = _Error()
         pointer = self._lib.slipway_endpoint_connect(self._ptr, address, len(address),
                                                      _c_string(label, "label"),
@@ -386,7 +403,7 @@ class Endpoint:
             error.raise_if_failed(error.code or 101)
         return Handle(self, pointer)
 
-    def serve_forever(self):
+    def serve_forever(self) -> None:
         """Blocks until close() or SIGTERM/SIGINT (then closes)."""
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
@@ -395,7 +412,7 @@ class Endpoint:
             pass
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         # Also reached from __del__ of an Endpoint whose __init__ failed
         # part-way: only what was made is undone.
         closed = getattr(self, "_closed", None)
@@ -405,11 +422,12 @@ class Endpoint:
             self._lib.slipway_endpoint_destroy(self._ptr)
             self._ptr = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Endpoint":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
+

@@ -7,7 +7,9 @@ dicts and sets of a node's arguments are found too (find / replace).
 """
 
 import os
+from typing import Any, Callable, Optional
 
+from . import courier
 from . import nodes as _nodes
 from . import program as _program
 
@@ -18,7 +20,7 @@ class HandleError(Exception):
     """A handle that cannot become a client here; the message says why."""
 
 
-def find(value, found=None):
+def find(value: Any, found: Optional[list[_program.Handle]] = None) -> list[_program.Handle]:
     """The handles in value (a node's args/kwargs), in order, once each."""
     found = [] if found is None else found
     if isinstance(value, _program.Handle):
@@ -33,7 +35,7 @@ def find(value, found=None):
     return found
 
 
-def replace(value, make):
+def replace(value: Any, make: Callable[[_program.Handle], Any]) -> Any:
     """value with every handle h replaced by make(h)."""
     if isinstance(value, _program.Handle):
         return make(value)
@@ -46,11 +48,11 @@ def replace(value, make):
     return value
 
 
-def _var(name):
+def _var(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name).upper()
 
 
-def exec_addresses(label, ports):
+def exec_addresses(label: str, ports: list[str]) -> dict[str, list[str]]:
     """{port: [host:port per replica]} of exec node `label`, as this task sees it."""
     addresses = {}
     for port in ports:
@@ -69,7 +71,9 @@ def exec_addresses(label, ports):
     return addresses
 
 
-def dereference(spec, replica, endpoint=None):
+def dereference(spec: _program.NodeSpec, replica: Optional[int],
+                endpoint: Optional[courier.Endpoint] = None) -> Any:
+
     """The client that the handle of spec (replica None: the whole node)
     becomes in this task."""
     from . import replay, rpc

@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from typing import Optional, Sequence, Union, cast
 
 from . import program as _program
 from .outcome import Outcome
@@ -54,12 +55,12 @@ class TopologyError(_program.ProgramError):
     """slipway validate refused the topology; `lines` are its messages at the
     Python lines that made the nodes."""
 
-    def __init__(self, lines):
+    def __init__(self, lines: list[str]) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
 
 
-def find_slipway(explicit=None):
+def find_slipway(explicit: Optional[str] = None) -> str:
     """The slipway binary: explicit, $SLIPWAY, PATH, or a build tree next to
     this package (build/bin/slipway)."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -72,7 +73,7 @@ def find_slipway(explicit=None):
                             "path, or pass --slipway PATH")
 
 
-def _parser(prog):
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, add_help=True,
         description="Launch this slipway program (its topology is written from the Python file).")
@@ -94,15 +95,16 @@ def _parser(prog):
     return parser
 
 
-def _options(argv):
+def _options(argv: Sequence[str]) -> argparse.Namespace:
     parser = _parser(os.path.basename(argv[0]) if argv else "program")
     options, _unknown = parser.parse_known_args(argv[1:])   # the rest is the program's own
     return options
 
 
-def _topology_path(program, options, launch_type):
+def _topology_path(program: _program.Program, options: argparse.Namespace, launch_type: str) -> str:
     if options.toml:
-        return os.path.abspath(options.toml)
+        given: str = os.path.abspath(options.toml)
+        return given
     if launch_type == "toml":
         return os.path.abspath(program.name + ".toml")
     if launch_type in ("slurm", "sbatch"):   # read on other hosts: not in this host's /tmp
@@ -111,7 +113,7 @@ def _topology_path(program, options, launch_type):
     return os.path.join(tempfile.mkdtemp(prefix="slipway-%s-" % program.name), program.name + ".toml")
 
 
-def _validate(slipway, topology, path):
+def _validate(slipway: str, topology: topology_writer.Topology, path: str) -> None:
     done = subprocess.run([slipway, "validate", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
     if done.returncode == 2:
@@ -121,7 +123,8 @@ def _validate(slipway, topology, path):
                            % (slipway, path, done.returncode, done.stdout.strip()))
 
 
-def launch(program, launch_type=None, timeout=None, argv=None):
+def launch(program: _program.Program, launch_type: Optional[str] = None, timeout: Optional[float] = None,
+           argv: Optional[Sequence[str]] = None) -> Union[Outcome, str]:
     """Launches program as --launch says (launch_type overrides the flag).
     A mistake in the program is printed as `file.py:LINE: message` and the
     process exits 2, except for launch_type="test" given here, which raises
@@ -144,7 +147,7 @@ def launch(program, launch_type=None, timeout=None, argv=None):
         return _launch(program, launch_type, timeout, options)
     if launch_type == "test":   # --launch=test on a command line: say how it ended
         try:
-            outcome = _launch(program, launch_type, timeout, options)
+            outcome = cast(Outcome, _launch(program, launch_type, timeout, options))
         except _program.ProgramError as exc:
             print(str(exc), file=sys.stderr)
             raise SystemExit(2)
@@ -160,7 +163,8 @@ def launch(program, launch_type=None, timeout=None, argv=None):
         raise SystemExit(2)
 
 
-def _launch(program, launch_type, timeout, options):
+def _launch(program: _program.Program, launch_type: str, timeout: Optional[float],
+            options: argparse.Namespace) -> Union[Outcome, str]:
     if launch_type not in LAUNCH_TYPES:
         raise ValueError("launch_type %r: choose one of %s" % (launch_type, ", ".join(LAUNCH_TYPES)))
     if not isinstance(program, _program.Program):
@@ -176,6 +180,7 @@ def _launch(program, launch_type, timeout, options):
                 "outside a function" if program.factory.startswith("<")
                 else "in %s(), which is not a function at the top level of its module"
                 % program.factory_qualname))
+    slipway: Optional[str]
     if launch_type == "toml":
         slipway = None
         try:
@@ -196,6 +201,7 @@ def _launch(program, launch_type, timeout, options):
     if launch_type == "toml":
         print("slipway: wrote program %r to %s" % (program.name, path), file=sys.stderr)
         return path
+    assert slipway is not None   # only toml goes on without it
     if launch_type == "test":
         return _run_test(slipway, path, options, timeout or options.timeout or 120.0)
     argv_out = [slipway, _SUBCOMMANDS[launch_type], path]
@@ -211,7 +217,7 @@ def _launch(program, launch_type, timeout, options):
     os.execv(slipway, argv_out)
 
 
-def _run_test(slipway, path, options, timeout):
+def _run_test(slipway: str, path: str, options: argparse.Namespace, timeout: float) -> Outcome:
     run_root = options.run_root or tempfile.mkdtemp(prefix="slipway-test-runs-")
     argv = [slipway, "run", path, "--run-root", run_root] + options.slipway_arg
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -229,7 +235,8 @@ def _run_test(slipway, path, options, timeout):
     return Outcome(process.returncode, output, timed_out, _run_directory(output), path)
 
 
-def _run_directory(output):
+def _run_directory(output: str) -> Optional[str]:
+
     """The run directory slipway run named in its first line (a task's lines
     are prefixed NODE.REPLICA: and cannot be taken for it), or None; how
     the run ended is that directory's outcome.json."""

@@ -16,21 +16,25 @@ import signal
 import subprocess
 import sys
 import threading
+import types
+from typing import Callable, Optional, TypeVar
+
+_H = TypeVar("_H", bound=Callable[[], object])
 
 __all__ = ["stop", "wait_for_stop", "stop_event", "register_stop_handler", "install_signal_handlers"]
 
 _event = threading.Event()
-_handlers = []
+_handlers: list[Callable[[], object]] = []
 _watched = False
-_slipway_binary = None   # set by slipway.program_node from its --slipway argument
+_slipway_binary: Optional[str] = None   # set by slipway.program_node from its --slipway argument
 
 
-def set_slipway_binary(path):
+def set_slipway_binary(path: str) -> None:
     global _slipway_binary
     _slipway_binary = path
 
 
-def _binary():
+def _binary() -> str:
     for candidate in (_slipway_binary, os.environ.get("SLIPWAY"), shutil.which("slipway")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -38,7 +42,7 @@ def _binary():
                        "SLIPWAY to its path")
 
 
-def stop(reason=""):
+def stop(reason: str = "") -> None:
     """Stops the whole program this task belongs to: every task gets SIGTERM
     (this one too) and the launcher exits 0 unless a task had failed."""
     if not os.environ.get("SLIPWAY_RDZV") or not os.environ.get("SLIPWAY_TOKEN"):
@@ -52,27 +56,27 @@ def stop(reason=""):
                            % (" ".join(argv), done.returncode, done.stdout.strip()))
 
 
-def stop_event():
+def stop_event() -> threading.Event:
     """A threading.Event set when the program stops (this task got SIGTERM)."""
     global _watched
     _watched = True
     return _event
 
 
-def wait_for_stop(timeout=None):
+def wait_for_stop(timeout: Optional[float] = None) -> bool:
     """Blocks until the program stops (True) or timeout seconds pass (False)."""
     global _watched
     _watched = True
     return _event.wait(timeout)
 
 
-def register_stop_handler(handler):
+def register_stop_handler(handler: _H) -> _H:
     """Calls handler() when the program stops (on SIGTERM, in the main thread)."""
     _handlers.append(handler)
     return handler
 
 
-def handle_stop_signal(signum, _frame):
+def handle_stop_signal(signum: int, _frame: Optional[types.FrameType]) -> None:
     """What SIGTERM and SIGINT do in a task (module docstring); also called
     by slipway.checkpoint's SIGTERM handler after the checkpoint handlers."""
     _event.set()
@@ -84,7 +88,8 @@ def handle_stop_signal(signum, _frame):
         os._exit(0)
 
 
-def install_signal_handlers():
+def install_signal_handlers() -> None:
+
     """SIGTERM and SIGINT stop this task as the module docstring says."""
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handle_stop_signal)

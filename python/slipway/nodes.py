@@ -7,27 +7,29 @@ A node only records what it was given; slipway.program places it in a
 program and slipway.topology_writer writes it as a topology node.
 """
 
+from typing import Any, Callable, Iterable, Optional, Union
+
 __all__ = ["PyNode", "CourierNode", "ReplayNode", "ExecNode", "Table", "Uniform", "Fifo", "Lifo",
            "MaxHeap", "MinHeap", "Prioritized", "MinSize", "SampleToInsertRatio"]
 
 
 class _Node:
-    kind = None          # the topology's type: "exec", "courier" or "replay"
+    kind: str = ""       # the topology's type: "exec", "courier" or "replay"
 
-    def python_callable(self):
+    def python_callable(self) -> Optional[Callable[..., Any]]:
         return None
 
 
 class _PythonNode(_Node):
     """A node of Python code of this program: a callable and its arguments."""
 
-    def __init__(self, fn, *args, **kwargs):
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         if not callable(fn):
             raise TypeError("%s(fn, ...): the first argument must be callable, not %r"
                             % (type(self).__name__, fn))
         self.fn, self.args, self.kwargs = fn, args, kwargs
 
-    def python_callable(self):
+    def python_callable(self) -> Optional[Callable[..., Any]]:
         return self.fn
 
 
@@ -45,14 +47,18 @@ class CourierNode(_PythonNode):
     stops (the node is then a daemon: it does not keep the program alive)."""
     kind = "courier"
 
-    def has_run(self):
+    def has_run(self) -> bool:
         return callable(getattr(self.fn, "run", None))
 
 
-class _Selector:
-    name = None
+# A value of the topology's TOML: a string, number, boolean, list or table.
+TomlValue = Any
 
-    def toml_value(self):
+
+class _Selector:
+    name: Optional[str] = None
+
+    def toml_value(self) -> TomlValue:
         return self.name
 
 
@@ -79,38 +85,38 @@ class MinHeap(_Selector):
 class Prioritized(_Selector):
     """Samples in proportion to priority**exponent."""
 
-    def __init__(self, exponent):
+    def __init__(self, exponent: float) -> None:
         self.exponent = exponent
 
-    def toml_value(self):
+    def toml_value(self) -> TomlValue:
         return {"prioritized": self.exponent}
 
 
 class MinSize:
     """Samples wait until the table holds min_size items."""
 
-    def __init__(self, min_size):
+    def __init__(self, min_size: int) -> None:
         self.min_size = min_size
 
-    def toml_value(self):
+    def toml_value(self) -> TomlValue:
         return {"min_size": self.min_size}
 
 
 class SampleToInsertRatio:
     """Reverb's SampleToInsertRatio (docs/topology.md, `rate_limiter`)."""
 
-    def __init__(self, samples_per_insert, min_size_to_sample, error_buffer):
+    def __init__(self, samples_per_insert: float, min_size_to_sample: int, error_buffer: float) -> None:
         self.samples_per_insert = samples_per_insert
         self.min_size_to_sample = min_size_to_sample
         self.error_buffer = error_buffer
 
-    def toml_value(self):
+    def toml_value(self) -> TomlValue:
         return {"samples_per_insert": self.samples_per_insert,
                 "min_size_to_sample": self.min_size_to_sample,
                 "error_buffer": self.error_buffer}
 
 
-def _selector(value, what):
+def _selector(value: Any, what: str) -> TomlValue:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, _Selector):
@@ -126,9 +132,10 @@ class Table:
     kind: "table" (default), "queue", "stack" or "work". Keys left None take
     slipway's defaults for the kind."""
 
-    def __init__(self, sampler=None, remover=None, max_size=None, max_times_sampled=None,
-                 rate_limiter=None, kind=None, lease=None):
-        self.keys = {}
+    def __init__(self, sampler: Any = None, remover: Any = None, max_size: Optional[int] = None,
+                 max_times_sampled: Optional[int] = None, rate_limiter: Any = None,
+                 kind: Optional[str] = None, lease: Optional[str] = None) -> None:
+        self.keys: dict[str, TomlValue] = {}
         for key, value in (("kind", kind), ("sampler", _selector(sampler, "sampler")),
                            ("remover", _selector(remover, "remover")), ("max_size", max_size),
                            ("max_times_sampled", max_times_sampled), ("lease", lease)):
@@ -150,7 +157,7 @@ class ReplayNode(_Node):
     arrives as a slipway.replay.Client."""
     kind = "replay"
 
-    def __init__(self, tables, checkpoint=None):
+    def __init__(self, tables: dict[str, Table], checkpoint: Optional[dict[str, TomlValue]] = None) -> None:
         if not isinstance(tables, dict) or not tables:
             raise TypeError("ReplayNode(tables=...): give a dict of table name -> sw.Table(...)")
         for name, table in tables.items():
@@ -166,8 +173,10 @@ class ExecNode(_Node):
     arrives as {port: ["host:port", ...]} in replica order."""
     kind = "exec"
 
-    def __init__(self, command, ports=()):
+    def __init__(self, command: Union[str, Iterable[object]], ports: Iterable[str] = ()) -> None:
         if not command:
             raise TypeError("ExecNode(command, ...): the command is empty")
-        self.command = command if isinstance(command, str) else [str(word) for word in command]
+        self.command: Union[str, list[str]] = \
+            command if isinstance(command, str) else [str(word) for word in command]
+
         self.ports = list(ports)

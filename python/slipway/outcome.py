@@ -10,6 +10,7 @@ Reads are bounded and never follow a link or wait on a FIFO.
 import json
 import os
 import stat
+from typing import Any, Optional
 
 __all__ = ["Outcome", "read_outcome"]
 
@@ -18,7 +19,7 @@ MAX_OUTCOME_BYTES = 1 << 20      # the launcher writes far less (docs/runs.md)
 MAX_TRACEBACK_BYTES = 128 * 1024  # the launcher keeps 64 KiB of a traceback
 
 
-def _read_regular(path, limit):
+def _read_regular(path: str, limit: int) -> Optional[bytes]:
     """The bytes of the regular file at path, or None when it is absent, no
     regular file (a link, a FIFO) or over limit bytes."""
     try:
@@ -40,7 +41,7 @@ def _read_regular(path, limit):
         os.close(fd)
 
 
-def read_outcome(run_dir):
+def read_outcome(run_dir: str) -> Optional[dict[str, Any]]:
     """RUN/outcome.json as a dict, or None when the run has none (it still
     runs, its launcher was killed, or the file is no schema-1 outcome)."""
     data = _read_regular(os.path.join(run_dir, "outcome.json"), MAX_OUTCOME_BYTES)
@@ -52,7 +53,8 @@ def read_outcome(run_dir):
         return None
     if not isinstance(record, dict) or record.get("schema") != SCHEMA or not isinstance(record.get("exit"), int):
         return None
-    return record
+    outcome: dict[str, Any] = record
+    return outcome
 
 
 class Outcome:
@@ -73,29 +75,32 @@ class Outcome:
                     there is none).
     """
 
-    def __init__(self, exit_status, output, timed_out, run_dir, topology):
+    def __init__(self, exit_status: int, output: str, timed_out: bool, run_dir: Optional[str],
+                 topology: Optional[str]) -> None:
         self.exit_status, self.output, self.timed_out = exit_status, output, timed_out
         self.run_dir, self.topology = run_dir, topology
         self.success = exit_status == 0 and not timed_out
         self.record = read_outcome(run_dir) if run_dir else None
         record = self.record or {}
-        self.result = record.get("result")
-        unit = record.get("failed_unit") if isinstance(record.get("failed_unit"), dict) else {}
-        self.failed_unit = unit.get("name")
-        self.cause = unit.get("cause")
-        tasks = [t for t in unit.get("tasks") or [] if isinstance(t, dict)]
+        self.result: Optional[str] = record.get("result")
+        failed_unit = record.get("failed_unit")
+        unit: dict[str, Any] = failed_unit if isinstance(failed_unit, dict) else {}
+        self.failed_unit: Optional[str] = unit.get("name")
+        self.cause: Optional[dict[str, Any]] = unit.get("cause")
+        tasks: list[dict[str, Any]] = [t for t in unit.get("tasks") or [] if isinstance(t, dict)]
         failed = [t for t in tasks if t.get("failed")]
-        self.failed_task = failed[0].get("name") if failed else None
+        self.failed_task: Optional[str] = failed[0].get("name") if failed else None
         with_traceback = [t for t in failed + tasks if isinstance(t.get("traceback"), str)]
-        self.traceback_file = with_traceback[0]["traceback"] if with_traceback else None
+        self.traceback_file: Optional[str] = with_traceback[0]["traceback"] if with_traceback else None
         self.traceback = ""
         if self.traceback_file:
             data = _read_regular(self.traceback_file, MAX_TRACEBACK_BYTES)
             self.traceback = data.decode("utf-8", errors="replace") if data is not None else ""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("Outcome(success=%r, exit_status=%r, timed_out=%r, failed_task=%r, failed_unit=%r)"
                 % (self.success, self.exit_status, self.timed_out, self.failed_task, self.failed_unit))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
+
         return self.success

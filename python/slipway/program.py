@@ -20,8 +20,13 @@ import inspect
 import os
 import re
 import sys
+import types
+from typing import Any, Iterator, Optional, cast
 
 from . import nodes as _nodes
+
+# Where a node was defined: (the Python file, the line).
+Site = tuple[str, int]
 
 __all__ = ["Program", "ProgramError", "Handle"]
 
@@ -36,9 +41,9 @@ class ProgramError(Exception):
     """A mistake in a program's definition, reported at the Python line."""
 
 
-def caller_site(depth=2):
+def caller_site(depth: int = 2) -> Site:
     """(file, line) of the code that called the caller, outside this package."""
-    frame = sys._getframe(depth)
+    frame: Optional[types.FrameType] = sys._getframe(depth)
     package = os.path.dirname(os.path.abspath(__file__))
     while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == package:
         frame = frame.f_back
@@ -47,7 +52,7 @@ def caller_site(depth=2):
     return (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
 
 
-def _error(site, message):
+def _error(site: Site, message: str) -> ProgramError:
     return ProgramError("%s:%d: %s" % (site[0], site[1], message))
 
 
@@ -55,23 +60,23 @@ class Handle:
     """What add_node returns: a reference to a node (or one replica of it) that
     becomes a client in the task it is passed to."""
 
-    def __init__(self, spec, replica=None):
+    def __init__(self, spec: "NodeSpec", replica: Optional[int] = None) -> None:
         self._spec, self._replica = spec, replica
 
     @property
-    def label(self):
+    def label(self) -> str:
         return self._spec.label
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         which = "" if self._replica is None else " replica %d" % self._replica
         return "<slipway handle to node %r%s>" % (self._spec.label, which)
 
-    def dereference(self, endpoint=None):
+    def dereference(self, endpoint: Any = None) -> Any:
         """The client this handle becomes in a task (see slipway.handles)."""
         from . import handles
         return handles.dereference(self._spec, self._replica, endpoint)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[Any, Optional[int]]]:
         # Shipped in a node's payload (slipway.shipping): what dereference()
         # needs of the node, not the node's own code and arguments.
         spec = self._spec
@@ -81,14 +86,15 @@ class Handle:
         return (_shipped_handle, (summary, self._replica))
 
 
-def _shipped_handle(summary, replica):
+def _shipped_handle(summary: tuple[Any, ...], replica: Optional[int]) -> Handle:
     """A handle rebuilt in a task from Handle.__reduce__'s summary."""
     label, site, in_group, replicas, count, kind, ports = summary
     if not (isinstance(kind, type) and issubclass(kind, _nodes._Node)):
         raise TypeError("a shipped handle names %r, not a kind of node" % (kind,))
-    spec = NodeSpec(label, tuple(site), {} if replicas is None else {"replicas": replicas}, in_group)
+    spec = NodeSpec(label, cast(Site, tuple(site)), {} if replicas is None else {"replicas": replicas},
+                    in_group)
     node = kind.__new__(kind)
-    node.ports = list(ports)
+    setattr(node, "ports", list(ports))
     spec.members = [node] * count
     return Handle(spec, replica)
 
@@ -97,27 +103,27 @@ class NodeSpec:
     """One slipway node of the program: its label, the Python node(s) its
     replicas run, its keys, and where it was defined."""
 
-    def __init__(self, label, site, keys, in_group):
+    def __init__(self, label: str, site: Site, keys: dict[str, Any], in_group: bool) -> None:
         self.label, self.site, self.keys, self.in_group = label, site, dict(keys), in_group
-        self.members = []   # the Python nodes; one, or one per replica
-        self.member_sites = []
+        self.members: list[_nodes._Node] = []   # the Python nodes; one, or one per replica
+        self.member_sites: list[Site] = []
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         return self.members[0].kind
 
-    def replica_count(self):
+    def replica_count(self) -> Optional[int]:
         """The fixed replica count, or None for an elastic node."""
         replicas = self.keys.get("replicas")
         if replicas is None:
             return len(self.members) if len(self.members) > 1 else 1
         return replicas if isinstance(replicas, int) else None
 
-    def member_for(self, replica):
+    def member_for(self, replica: int) -> _nodes._Node:
         return self.members[replica] if len(self.members) > 1 else self.members[0]
 
 
-def _factory_arguments(frame):
+def _factory_arguments(frame: types.FrameType) -> Optional[tuple[list[Any], dict[str, Any]]]:
     """(positional, keyword) arguments of the function running in frame,
     or None when it takes none."""
     if frame.f_code.co_name.startswith("<"):
@@ -142,7 +148,7 @@ class Program:
     (their values when sw.Program(...) runs) are pickled into the node
     commands, so tasks rebuild the same graph: keep them plain values."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", name):
             raise _error(caller_site(), "Program(%r): a program name is 1 to 64 of A-Z a-z 0-9 _ - ., "
                                         "starting with a letter or digit" % (name,))
@@ -155,16 +161,16 @@ class Program:
         self.factory_qualname = frame.f_code.co_qualname
         self.module_path = os.path.abspath(frame.f_code.co_filename)
         self.factory_args = _factory_arguments(frame)
-        self.specs = {}     # label -> NodeSpec, in the order added
-        self._group = None
+        self.specs: dict[str, NodeSpec] = {}     # label -> NodeSpec, in the order added
+        self._group: Optional[NodeSpec] = None
 
-    def group(self, name, **keys):
+    def group(self, name: str, **keys: Any) -> "contextlib._GeneratorContextManager[None]":
         """Nodes added inside form one slipway node `name` (replicas=N or
         "MIN:MAX", resources as in add_node)."""
         return self._grouping(name, caller_site(), keys)
 
     @contextlib.contextmanager
-    def _grouping(self, name, site, keys):
+    def _grouping(self, name: str, site: Site, keys: dict[str, Any]) -> Iterator[None]:
         if self._group is not None:
             raise _error(site, "group(%r) inside group(%r): groups do not nest" % (name, self._group.label))
         spec = self._new_spec(name, site, keys, in_group=True)
@@ -176,7 +182,7 @@ class Program:
         if not spec.members:
             raise _error(site, "group(%r) has no node: call p.add_node(...) inside the with block" % name)
 
-    def add_node(self, node, label=None, **keys):
+    def add_node(self, node: _nodes._Node, label: Optional[str] = None, **keys: Any) -> Handle:
         """Adds node (sw.PyNode, CourierNode, ReplayNode, ExecNode) and returns
         its handle. Keywords: label, and the topology's node keys (replicas,
         cpus, gpus, mem, framework, env, max_retries, daemon, ...)."""
@@ -210,7 +216,7 @@ class Program:
             return Handle(group)
         return Handle(group, replica=len(group.members) - 1)
 
-    def _default_label(self, node):
+    def _default_label(self, node: _nodes._Node) -> str:
         base = getattr(getattr(node, "fn", None), "__name__", None) or type(node).__name__.lower()
         base = re.sub(r"[^A-Za-z0-9_.-]", "_", base).lstrip("_.-") or "node"
         label, n = base, 1
@@ -219,7 +225,8 @@ class Program:
             label = "%s_%d" % (base, n)
         return label
 
-    def _new_spec(self, label, site, keys, in_group):
+    def _new_spec(self, label: str, site: Site, keys: dict[str, Any], in_group: bool) -> NodeSpec:
+
         if not isinstance(label, str) or not _LABEL.match(label):
             raise _error(site, "label %r: a node name is 1 to 64 of A-Z a-z 0-9 _ - ., starting with "
                                "a letter" % (label,))

@@ -33,6 +33,8 @@ import pickle
 import os
 import sys
 import traceback
+import types
+from typing import Any, NoReturn, Optional, Sequence
 
 from . import handles as _handles
 from . import lifecycle
@@ -40,33 +42,33 @@ from . import nodes as _nodes
 from . import program as _program
 
 
-_serving = None   # the _Task this process runs, when it is a task of a program
+_serving: "Optional[_Task]" = None   # the _Task this process runs, when it is a task of a program
 
 
 class _Task:
     """The node this process serves, from its command line."""
 
-    def __init__(self, options):
+    def __init__(self, options: argparse.Namespace) -> None:
         self.options = options
-        self.module = None
+        self.module: Optional[types.ModuleType] = None
         self.started = False
         self.where = "%s (node %r)" % (options.module, options.node)
 
 
-def serving():
+def serving() -> bool:
     """Whether this process is a task that has not started its node yet:
     sw.launch() then serves the node (serve()) instead of launching."""
     return _serving is not None and not _serving.started
 
 
-def import_module(module_path):
+def import_module(module_path: str) -> types.ModuleType:
     """Imports the program's file by path, under its file's name."""
     directory, filename = os.path.split(os.path.abspath(module_path))
     name = os.path.splitext(filename)[0]
     if directory not in sys.path:
         sys.path.insert(0, directory)
     spec = importlib.util.spec_from_file_location(name, module_path)
-    if spec is None:
+    if spec is None or spec.loader is None:
         raise ImportError("cannot import the program's module %s" % module_path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module   # pickles name its classes NAME.Class in every task
@@ -76,7 +78,7 @@ def import_module(module_path):
     return module
 
 
-def load_program(module_path, factory, factory_args=None):
+def load_program(module_path: str, factory: str, factory_args: Optional[str] = None) -> _program.Program:
     """The Program that module_path's factory(*args, **kwargs) makes;
     factory_args: what --factory-args carries (base64 of the pickled
     (args, kwargs) the program was first built with; the command line comes
@@ -84,7 +86,8 @@ def load_program(module_path, factory, factory_args=None):
     return make_program(import_module(module_path), module_path, factory, factory_args)
 
 
-def make_program(module, module_path, factory, factory_args=None):
+def make_program(module: Optional[types.ModuleType], module_path: str, factory: str,
+                 factory_args: Optional[str] = None) -> _program.Program:
     make = getattr(module, factory, None)
     if not callable(make):
         raise AttributeError("%s has no function %s(): sw.launch found the program made there"
@@ -96,14 +99,14 @@ def make_program(module, module_path, factory, factory_args=None):
     return program
 
 
-def _env_int(name, default=0):
+def _env_int(name: str, default: int = 0) -> int:
     try:
         return int(os.environ.get(name, default))
     except ValueError:
         return default
 
 
-def run_node(program, label):
+def run_node(program: _program.Program, label: str) -> None:
     spec = program.specs.get(label)
     if spec is None:
         raise KeyError("program %r has no node %r (it has: %s); was the module changed since launch?"
@@ -111,7 +114,7 @@ def run_node(program, label):
     run_member(spec.member_for(_env_int("SLIPWAY_REPLICA")), label)
 
 
-def run_member(node, label):
+def run_member(node: _nodes._Node, label: str) -> None:
     if isinstance(node, _nodes.CourierNode):
         return _run_courier(node)
     if isinstance(node, _nodes.PyNode):
@@ -121,7 +124,7 @@ def run_member(node, label):
     raise TypeError("node %r is a %s, which slipway runs itself" % (label, type(node).__name__))
 
 
-def _run_courier(node):
+def _run_courier(node: _nodes.CourierNode) -> None:
     from . import rpc
     endpoint = rpc.process_endpoint(handler_threads=rpc.handler_threads_for_class(node.fn))
     args, kwargs = _handles.replace((node.args, node.kwargs), lambda h: h.dereference(endpoint))
@@ -136,7 +139,7 @@ def _run_courier(node):
     endpoint.close()
 
 
-def _run_shipped(task):
+def _run_shipped(task: _Task) -> None:
     from . import shipping
     options = task.options
     payload = shipping.load(options.payload, options.payload_sha256, task.module)
@@ -149,13 +152,14 @@ def _run_shipped(task):
     run_member(members[replica] if len(members) > 1 else members[0], options.node)
 
 
-def serve(program=None):
+def serve(program: Optional[_program.Program] = None) -> NoReturn:
     """Runs this task's node and exits the process: 0 when its function (or
     run()) returns; 1 after printing its exception, once, and the line that
     defined the node. sw.launch(program) calls it in a task that has not
     started its node; program is then the rebuilt program (used without a
     payload)."""
     task = _serving
+    assert task is not None, "serve() runs in a task of a program (serving())"
     try:
         if task.options.payload:
             task.started = True
@@ -178,7 +182,7 @@ def serve(program=None):
     os._exit(0)
 
 
-def _fail(task, exc):
+def _fail(task: _Task, exc: BaseException) -> NoReturn:
     traceback.print_exc()
     sys.stderr.write("slipway: node %r (defined at %s) failed: %s: %s\n"
                      % (task.options.node, task.where, type(exc).__name__, exc))
@@ -187,7 +191,8 @@ def _fail(task, exc):
     os._exit(1)
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> None:
+
     global _serving
     parser = argparse.ArgumentParser(prog="python3 -m slipway.program_node",
                                      description="Run one node of a Python slipway program.")

@@ -59,8 +59,16 @@ import time
 import traceback
 import weakref
 import queue as _queue
+from typing import (Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, TypeVar,
+                    Union, cast)
 
 from . import courier
+
+_Self = TypeVar("_Self", bound="_Closing")
+# Item data: any buffer (str is sent as UTF-8).
+_Data = Union[bytes, bytearray, memoryview, str]
+# A lease journal's entry: (shard, table, key, token).
+_Entry = tuple[int, str, int, bytes]
 
 __all__ = ["Client", "Writer", "Queue", "Pool", "Sample", "Lease", "TableInfo", "ShardInfo", "ReplayError",
            "ReplayTimeout", "Empty", "PoolTaskError"]
@@ -79,30 +87,56 @@ _RESULT_METHOD = "slipway_pool_result"
 
 _u8, _u16, _u32, _u64, _i64, _f64 = (struct.Struct(f) for f in ("<B", "<H", "<I", "<Q", "<q", "<d"))
 
-Sample = collections.namedtuple(
-    "Sample", "key data priority probability times_sampled table_size")
-Sample.__doc__ = """One sampled item: its key, its data (bytes), its priority, the
+
+class Sample(NamedTuple):
+    """One sampled item: its key, its data (bytes), its priority, the
 probability the sampler picked it with, how often it has been sampled
 (this time included) and the table's size at that draw."""
+    key: int
+    data: bytes
+    priority: float
+    probability: float
+    times_sampled: int
+    table_size: int
 
-Lease = collections.namedtuple("Lease", "key times_leased data token")
-Lease.__doc__ = """One leased work item: its key, how often it has been leased
+
+class Lease(NamedTuple):
+    """One leased work item: its key, how often it has been leased
 (this time included), its data (bytes) and the lease's token (16 random
 bytes): ack() and nack() of the item must bring it (pass the Lease)."""
+    key: int
+    times_leased: int
+    data: bytes
+    token: bytes
 
 
-
-class TableInfo(collections.namedtuple(
-        "TableInfo", "name kind sampler sampler_exponent remover remover_exponent max_size "
-                     "max_times_sampled size leased samples_per_insert min_size_to_sample min_diff "
-                     "max_diff inserts samples deletes parked_inserts parked_samples lease_ms")):
+class TableInfo(NamedTuple):
     """One table as a shard reports it (docs/replay.md, `info`), or as
     Client.server_info() sums it over the node's shards. `current_size` is
     `size` (Reverb's name)."""
-    __slots__ = ()
+    name: str
+    kind: str
+    sampler: str
+    sampler_exponent: float
+    remover: str
+    remover_exponent: float
+    max_size: int
+    max_times_sampled: int
+    size: int
+    leased: int
+    samples_per_insert: float
+    min_size_to_sample: int
+    min_diff: float
+    max_diff: float
+    inserts: int
+    samples: int
+    deletes: int
+    parked_inserts: int
+    parked_samples: int
+    lease_ms: int
 
     @property
-    def current_size(self):
+    def current_size(self) -> int:
         return self.size
 
 
@@ -110,11 +144,17 @@ class TableInfo(collections.namedtuple(
 # alike on every shard).
 _SUMMED = ("max_size", "size", "leased", "inserts", "samples", "deletes", "parked_inserts", "parked_samples")
 
-ShardInfo = collections.namedtuple(
-    "ShardInfo", "shard server_attempt data_bytes max_data_bytes max_item_bytes checkpoint_path "
-                 "tables")
-ShardInfo.__doc__ = """What one shard reports (docs/replay.md, `info`); `tables`
+
+class ShardInfo(NamedTuple):
+    """What one shard reports (docs/replay.md, `info`); `tables`
 maps each table's name to its TableInfo."""
+    shard: int
+    server_attempt: int
+    data_bytes: int
+    max_data_bytes: int
+    max_item_bytes: int
+    checkpoint_path: str
+    tables: dict[str, TableInfo]
 
 
 class ReplayError(Exception):
@@ -124,7 +164,7 @@ class ReplayError(Exception):
     memory past its limit), "protocol" (a reply this client cannot read), or
     courier's code when the call itself failed (courier.CourierError)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
 
@@ -135,7 +175,7 @@ class ReplayTimeout(ReplayError, TimeoutError):
     what a sample() of several items had got before it (out of the table
     already when it is a queue or a stack), else empty."""
 
-    def __init__(self, message, samples=()):
+    def __init__(self, message: str, samples: Iterable[Sample] = ()) -> None:
         super().__init__("timeout", message)
         self.samples = list(samples)
 
@@ -148,14 +188,14 @@ class PoolTaskError(Exception):
     """A Pool task raised on its worker; the message holds its traceback."""
 
 
-def _text(value):
+def _text(value: _Data) -> bytes:
     data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
     if len(data) > 0xFFFF:
         raise ReplayError("invalid", "a name of %d bytes is longer than 65535" % len(data))
     return _u16.pack(len(data)) + data
 
 
-def _blob(data):
+def _blob(data: _Data) -> bytes:
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return _u32.pack(len(data)) + data
 
@@ -163,10 +203,10 @@ def _blob(data):
 class _Reply:
     """Reads one reply body, little-endian, as docs/replay.md lays it out."""
 
-    def __init__(self, data):
+    def __init__(self, data: bytes) -> None:
         self._view, self._at = memoryview(data), 0
 
-    def _take(self, layout):
+    def _take(self, layout: struct.Struct) -> Any:
         try:
             value = layout.unpack_from(self._view, self._at)[0]
         except struct.error:
@@ -174,39 +214,39 @@ class _Reply:
         self._at += layout.size
         return value
 
-    def u8(self):
-        return self._take(_u8)
+    def u8(self) -> int:
+        return cast(int, self._take(_u8))
 
-    def u32(self):
-        return self._take(_u32)
+    def u32(self) -> int:
+        return cast(int, self._take(_u32))
 
-    def u64(self):
-        return self._take(_u64)
+    def u64(self) -> int:
+        return cast(int, self._take(_u64))
 
-    def i64(self):
-        return self._take(_i64)
+    def i64(self) -> int:
+        return cast(int, self._take(_i64))
 
-    def f64(self):
-        return self._take(_f64)
+    def f64(self) -> float:
+        return cast(float, self._take(_f64))
 
-    def _bytes(self, size):
+    def _bytes(self, size: int) -> bytes:
         if self._at + size > len(self._view):
             raise ReplayError("protocol", "a reply from the replay service is cut short")
         data = bytes(self._view[self._at:self._at + size])
         self._at += size
         return data
 
-    def text(self):
+    def text(self) -> str:
         return self._bytes(self._take(_u16)).decode("utf-8", "replace")
 
-    def blob(self):
+    def blob(self) -> bytes:
         return self._bytes(self.u32())
 
 
-def _parse(data):
+def _parse(data: Optional[bytes]) -> Optional[_Reply]:
     """The reply after its status: a _Reply, or None for not_ready. Raises
     ReplayError for invalid and too_large."""
-    reply = _Reply(data)
+    reply = _Reply(cast(bytes, data))  # None only for a send, never made here
     status = reply.u8()
     if status == _OK:
         return reply
@@ -220,16 +260,16 @@ def _parse(data):
 class _Deadline:
     """A caller's timeout: None waits without end."""
 
-    def __init__(self, timeout):
+    def __init__(self, timeout: Optional[float]) -> None:
         self._end = None if timeout is None else time.monotonic() + max(0.0, timeout)
 
-    def left(self):
+    def left(self) -> Optional[float]:
         return None if self._end is None else max(0.0, self._end - time.monotonic())
 
-    def passed(self):
+    def passed(self) -> bool:
         return self._end is not None and time.monotonic() >= self._end
 
-    def wait_ms(self, cap_ms=_PARK_MS):
+    def wait_ms(self, cap_ms: int = _PARK_MS) -> int:
         left = self.left()
         return cap_ms if left is None else min(cap_ms, int(left * 1000))
 
@@ -246,16 +286,20 @@ class _LeaseJournal:
     _MAX_BYTES = 16 << 20
     _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-    def __init__(self, directory, task, attempt, name):
-        self._dir, self._task, self._attempt, self._name = directory, task, attempt, name
-        self._held, self._fd, self._lock = {}, None, threading.Lock()
+    def __init__(self, directory: int, task: str, attempt: int, name: str) -> None:
+        self._dir: Optional[int] = directory
+        self._task, self._attempt, self._name = task, attempt, name
+        self._held: dict[int, _Entry] = {}
+        self._fd: Optional[int] = None
+        self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, replay_node, node, replica, attempt, client_id):
+    def open(cls, replay_node: str, node: str, replica: int, attempt: int,
+             client_id: int) -> "Optional[_LeaseJournal]":
         run_dir = os.environ.get("SLIPWAY_RUN_DIR", "")
         if not run_dir or not all(_plain(n) for n in (node, replay_node)):
             return None
-        fds = []
+        fds: list[int] = []
         try:
             fds.append(os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
             for name in ("replay-leases", replay_node):
@@ -278,28 +322,28 @@ class _LeaseJournal:
         return cls(directory, task, attempt, "%s.%d.%016x" % (task, attempt, client_id))
 
     @staticmethod
-    def format(entries):
+    def format(entries: Iterable[_Entry]) -> bytes:
         return _LeaseJournal._HEADER + b"".join(
             b"%d %d %s %s\n" % (shard, key, token.hex().encode(), table.encode().hex().encode())
             for shard, table, key, token in entries)
 
     @staticmethod
-    def parse(data):
+    def parse(data: bytes) -> list[_Entry]:
         lines = data.split(b"\n")
         if not lines or lines[0] + b"\n" != _LeaseJournal._HEADER:
             return []
-        entries = []
+        entries: list[_Entry] = []
         for line in lines[1:-1]:  # the last is empty, or cut short by a crash
             try:
-                shard, key, token, table = line.split(b" ")
-                token = bytes.fromhex(token.decode())
+                shard, key, token_hex, table = line.split(b" ")
+                token = bytes.fromhex(token_hex.decode())
                 if len(token) == 16:
                     entries.append((int(shard), bytes.fromhex(table.decode()).decode(), int(key), token))
             except ValueError:
                 continue
         return entries
 
-    def _write(self):
+    def _write(self) -> None:
         if self._dir is None:
             return
         try:
@@ -317,23 +361,23 @@ class _LeaseJournal:
                   % (self._name, error.strerror), file=sys.stderr)
             self._close_fds()
 
-    def add(self, entries):
+    def add(self, entries: Iterable[_Entry]) -> None:
         with self._lock:
             for entry in entries:
                 self._held[entry[2]] = entry
             self._write()
 
-    def remove(self, keys):
+    def remove(self, keys: Iterable[int]) -> None:
         with self._lock:
             if sum(self._held.pop(key, None) is not None for key in keys):
                 self._write()
 
-    def take_predecessors(self):
+    def take_predecessors(self) -> list[_Entry]:
         """The leases earlier attempts of this task journaled; their files go."""
         with self._lock:
             if self._dir is None or self._attempt == 0:
                 return []
-            entries = []
+            entries: list[_Entry] = []
             for name in os.listdir(self._dir):
                 attempt, dot, client = name[len(self._task) + 1:].partition(".")
                 if (not name.startswith(self._task + ".") or not dot or "." in client or
@@ -346,7 +390,7 @@ class _LeaseJournal:
                     pass
             return entries
 
-    def _read(self, name):
+    def _read(self, name: str) -> bytes:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self._dir)
         except OSError:
@@ -359,13 +403,13 @@ class _LeaseJournal:
         finally:
             os.close(fd)
 
-    def _close_fds(self):
+    def _close_fds(self) -> None:
         for fd in (self._fd, self._dir):
             if fd is not None:
                 os.close(fd)
         self._fd = self._dir = None
 
-    def close(self):
+    def close(self) -> None:
         """Removes this client's file when it holds no lease (else the
         task's next attempt returns them)."""
         with self._lock:
@@ -377,11 +421,11 @@ class _LeaseJournal:
             self._close_fds()
 
 
-def _plain(name):
+def _plain(name: str) -> bool:
     return bool(name) and not name.startswith(".") and "/" not in name and len(name) <= 255
 
 
-def _close_at_exit(owner, endpoint):
+def _close_at_exit(owner: object, endpoint: courier.Endpoint) -> weakref.finalize:
     """Closes `endpoint` when `owner` is collected or, at the latest, when
     the interpreter exits (atexit, while the endpoint's threads can still
     enter Python): an endpoint left open into the interpreter's
@@ -390,7 +434,7 @@ def _close_at_exit(owner, endpoint):
     return weakref.finalize(owner, endpoint.close)
 
 
-def _lease_refs(leases):
+def _lease_refs(leases: Iterable[Union[Lease, tuple[int, bytes]]]) -> list[tuple[int, bytes]]:
     """(key, token) of each lease: a Lease, or a (key, token) pair."""
     refs = []
     for lease in leases:
@@ -408,7 +452,7 @@ def _lease_refs(leases):
     return refs
 
 
-def _env_int(name):
+def _env_int(name: str) -> int:
     try:
         return int(os.environ.get(name, "0"))
     except ValueError:
@@ -418,10 +462,13 @@ def _env_int(name):
 class _Closing:
     """`with` closes it."""
 
-    def __enter__(self):
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Self) -> _Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -430,15 +477,17 @@ class Client(_Closing):
     call through (one of its own by default, found through the program's
     rendezvous). Thread-safe: calls from several threads may run at once."""
 
-    def __init__(self, node, endpoint=None, resolve_timeout=60.0):
+    def __init__(self, node: str, endpoint: Optional[courier.Endpoint] = None,
+                 resolve_timeout: Optional[float] = 60.0) -> None:
         self.node = node
         self._own_endpoint = endpoint is None
         self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
         if self._own_endpoint:
             _close_at_exit(self, self._endpoint)
-        self._stopping = None  # an Event: set, retries and waits end (Pool.serve's stop)
+        # set, retries and waits end (Pool.serve's stop)
+        self._stopping: Optional[threading.Event] = None
         self._resolve_timeout = resolve_timeout
-        self._shards = None
+        self._shards: Optional[list[courier.Handle]] = None
         self._lock = threading.Lock()
         self._client_id = random.SystemRandom().getrandbits(64) | 1
         self._seq = 0
@@ -446,14 +495,15 @@ class Client(_Closing):
             os.environ.get("SLIPWAY_NODE", "")[:255]
         self._turn = replica
         self._task = (task_node, replica, attempt)
-        self._journal, self._journal_lock, self._journal_started = None, threading.Lock(), False
+        self._journal: Optional[_LeaseJournal] = None
+        self._journal_lock, self._journal_started = threading.Lock(), False
         self._caller = (_u8.pack(_VERSION) + _u64.pack(self._client_id) + _u32.pack(replica) +
                         _u32.pack(attempt) + _text(task_node))
 
     # --- shards and calls -------------------------------------------------
 
     @property
-    def shards(self):
+    def shards(self) -> list[courier.Handle]:
         """Handles to the node's shards, in replica order (resolved once)."""
         with self._lock:
             if self._shards is None:
@@ -462,25 +512,26 @@ class Client(_Closing):
                     raise ReplayError("not_resolved", "replay node %r has no shards" % self.node)
             return self._shards
 
-    def _next_shard(self):
+    def _next_shard(self) -> int:
         count = len(self.shards)
         with self._lock:
             self._turn += 1
             return self._turn % count
 
-    def _next_seq(self):
+    def _next_seq(self) -> int:
         with self._lock:
             self._seq += 1
             return self._seq
 
-    def _shard_of(self, key):
+    def _shard_of(self, key: int) -> int:
         shard = key >> 48
         if shard >= len(self.shards):
             raise ReplayError("invalid", "key %d names shard %d, but node %r has %d" %
                               (key, shard, self.node, len(self.shards)))
         return shard
 
-    def _call(self, shard, method, body, deadline, wait_ms=0):
+    def _call(self, shard: int, method: str, body: bytes, deadline: _Deadline,
+              wait_ms: int = 0) -> Optional[_Reply]:
         """Sends caller block + body to one shard; returns its _Reply, or None
         when it answered not_ready. Sends again after a restart until the
         deadline."""
@@ -499,7 +550,7 @@ class Client(_Closing):
                                     (method, shard, self.node))
             time.sleep(0.05)
 
-    def _stoppable_call(self, shard, method, request, wait_ms):
+    def _stoppable_call(self, shard: int, method: str, request: bytes, wait_ms: int) -> Optional[bytes]:
         """A call that, once _stopping is set, gives up on a shard that has
         not answered within wait_ms + 0.5 s (a shard that answers answers by
         wait_ms; one that stopped does not, and its call would wait out the
@@ -512,11 +563,11 @@ class Client(_Closing):
             except courier.CourierError:
                 if future.done():
                     raise  # the call itself failed
-            if self._stopping.is_set() and time.monotonic() >= patience:
+            if self._stopping is not None and self._stopping.is_set() and time.monotonic() >= patience:
                 raise ReplayTimeout("%s on shard %d of %r: stopped while the shard did not answer" %
                                     (method, shard, self.node))
 
-    def _pull(self, method, body_for, deadline):
+    def _pull(self, method: str, body_for: Callable[[int], bytes], deadline: _Deadline) -> _Reply:
         """A parked request (sample, lease) to the shards in turn: first each
         once without waiting, then parked on one after another, so that at
         most one request is out at a time (none is served and dropped).
@@ -539,13 +590,14 @@ class Client(_Closing):
                 return reply
         raise ReplayTimeout("%s on %r: nothing could be served before the timeout" % (method, self.node))
 
-    def _all_shards(self, method, body, timeout):
+    def _all_shards(self, method: str, body: bytes, timeout: Optional[float]) -> list[_Reply]:
         deadline = _Deadline(timeout)
-        return [self._call(shard, method, body, deadline) for shard in range(len(self.shards))]
+        return [cast(_Reply, self._call(shard, method, body, deadline)) for shard in range(len(self.shards))]
 
     # --- inserts ----------------------------------------------------------
 
-    def _insert_body(self, seq, wait_ms, items, priorities):
+    def _insert_body(self, seq: int, wait_ms: int, items: Sequence[_Data],
+                     priorities: Mapping[str, Sequence[float]]) -> bytes:
         parts = [_u64.pack(seq), _u32.pack(wait_ms), _u32.pack(len(items))]
         for i, data in enumerate(items):
             parts.append(_blob(data))
@@ -556,7 +608,7 @@ class Client(_Closing):
         return b"".join(parts)
 
     @staticmethod
-    def _priorities(priorities, count):
+    def _priorities(priorities: Mapping[str, Any], count: int) -> dict[str, list[float]]:
         if not priorities:
             raise ReplayError("invalid", "give the tables to insert into: priorities={table: priority}")
         out = {}
@@ -568,26 +620,28 @@ class Client(_Closing):
             out[table] = values
         return out
 
-    def insert(self, data, priorities, timeout=None):
+    def insert(self, data: _Data, priorities: Mapping[str, Any], timeout: Optional[float] = None) -> int:
         """Inserts one item (bytes) into each table of `priorities` ({table:
         priority}), stored once; returns its key. Waits while a rate limiter
         or a full work table holds it back, up to `timeout` seconds."""
         return self.insert_many([data], priorities, timeout)[0]
 
-    def insert_many(self, items, priorities, timeout=None):
+    def insert_many(self, items: Iterable[_Data], priorities: Mapping[str, Any],
+                    timeout: Optional[float] = None) -> list[int]:
         """Inserts items into one shard in one request; `priorities` maps each
         table to one priority for all or a list, one per item. Returns the
         keys in order."""
-        items = list(items)
-        keys = []
-        for start in range(0, len(items), _MAX_ITEMS):
-            chunk = items[start:start + _MAX_ITEMS]
+        listed = list(items)
+        keys: list[int] = []
+        for start in range(0, len(listed), _MAX_ITEMS):
+            chunk = listed[start:start + _MAX_ITEMS]
             chunk_priorities = {t: v[start:start + len(chunk)]
-                                for t, v in self._priorities(priorities, len(items)).items()}
+                                for t, v in self._priorities(priorities, len(listed)).items()}
             keys.extend(self._insert_chunk(chunk, chunk_priorities, _Deadline(timeout)))
         return keys
 
-    def _insert_chunk(self, items, priorities, deadline):
+    def _insert_chunk(self, items: Sequence[_Data], priorities: Mapping[str, Sequence[float]],
+                      deadline: _Deadline) -> list[int]:
         shard, seq = self._next_shard(), self._next_seq()
         while True:
             wait_ms = deadline.wait_ms()
@@ -599,7 +653,8 @@ class Client(_Closing):
                 raise ReplayTimeout("insert into %r: the tables did not take the items before the "
                                     "timeout (a rate limiter or a full work table)" % self.node)
 
-    def writer(self, table, max_in_flight=8, batch_size=1, priority_tables=None, timeout=None):
+    def writer(self, table: str, max_in_flight: int = 8, batch_size: int = 1,
+               priority_tables: Optional[Iterable[str]] = None, timeout: Optional[float] = None) -> "Writer":
         """A Writer: append(data, priority) with up to `max_in_flight` insert
         requests of `batch_size` items out at once; append blocks while the
         window is full (backpressure). Use it as a context manager, or call
@@ -609,7 +664,7 @@ class Client(_Closing):
     # --- samples ----------------------------------------------------------
 
     @staticmethod
-    def _samples(reply):
+    def _samples(reply: _Reply) -> list[Sample]:
         out = []
         for _ in range(reply.u32()):
             key, priority, probability = reply.u64(), reply.f64(), reply.f64()
@@ -617,16 +672,16 @@ class Client(_Closing):
             out.append(Sample(key, reply.blob(), priority, probability, times_sampled, table_size))
         return out
 
-    def _sample_body(self, table, n, min_n):
+    def _sample_body(self, table: str, n: int, min_n: int) -> Callable[[int], bytes]:
         return lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(min_n) + _u32.pack(wait_ms)
 
-    def sample(self, table, n=1, timeout=None):
+    def sample(self, table: str, n: int = 1, timeout: Optional[float] = None) -> list[Sample]:
         """n items of `table` (a list of Sample), from one shard or several;
         waits while the tables cannot give them, up to `timeout` seconds
         (ReplayTimeout then, whose `samples` are the items got before it, so
         that none taken out of a queue or a stack is lost; timeout=0: only
         what is there now). The items may come from several shards."""
-        deadline, out = _Deadline(timeout), []
+        deadline, out = _Deadline(timeout), cast(list[Sample], [])
         while len(out) < n:
             want = min(n - len(out), _MAX_ITEMS)
             try:
@@ -638,7 +693,8 @@ class Client(_Closing):
             out.extend(self._samples(reply))
         return out
 
-    def sampler(self, table, batch_size, prefetch=4, timeout=None):
+    def sampler(self, table: str, batch_size: int, prefetch: int = 4,
+                timeout: Optional[float] = None) -> Iterator[list[Sample]]:
         """Batches of `batch_size` Samples without end, with `prefetch` sample
         requests out at once over the shards (Reverb's
         max_in_flight_samples_per_worker). `timeout`: the longest wait for
@@ -650,8 +706,8 @@ class Client(_Closing):
             while True:
                 yield self.sample(table, batch_size, timeout)
         shards = len(self.shards)
-        pending = collections.deque()
-        carry = []
+        pending: collections.deque[courier.Future] = collections.deque()
+        carry: list[Sample] = []
         last = _Deadline(timeout)
         while True:
             while len(pending) < max(1, prefetch):
@@ -685,8 +741,10 @@ class Client(_Closing):
 
     # --- the rest -----------------------------------------------------------
 
-    def _mutate(self, table, updates, deletes, timeout):
-        by_shard = collections.defaultdict(lambda: ([], []))
+    def _mutate(self, table: str, updates: Mapping[int, float], deletes: Sequence[int],
+                timeout: Optional[float]) -> tuple[int, int]:
+        by_shard: collections.defaultdict[int, tuple[list[tuple[int, float]], list[int]]] = \
+            collections.defaultdict(lambda: ([], []))
         for key, priority in updates.items():
             by_shard[self._shard_of(key)][0].append((key, float(priority)))
         for key in deletes:
@@ -698,50 +756,51 @@ class Client(_Closing):
                 body = b"".join([_text(table), _u32.pack(len(ups))] +
                                 [_u64.pack(k) + _f64.pack(p) for k, p in ups] +
                                 [_u32.pack(len(dels))] + [_u64.pack(k) for k in dels])
-                reply = self._call(shard, "mutate", body, deadline)
+                reply = cast(_Reply, self._call(shard, "mutate", body, deadline))
                 done[0] += reply.u32()
                 done[1] += reply.u32()
-        return tuple(done)
+        return (done[0], done[1])
 
-    def update_priorities(self, table, updates, timeout=None):
+    def update_priorities(self, table: str, updates: Mapping[int, float],
+                          timeout: Optional[float] = None) -> int:
         """Sets the priority of each key of `updates` ({key: priority}) in
         `table`; keys no longer there are ignored. Returns how many were
         updated."""
         return self._mutate(table, dict(updates), [], timeout)[0]
 
-    def delete(self, table, keys, timeout=None):
+    def delete(self, table: str, keys: Iterable[int], timeout: Optional[float] = None) -> int:
         """Removes the items of `keys` from `table`; returns how many were there."""
         return self._mutate(table, {}, list(keys), timeout)[1]
 
-    def reset(self, table, timeout=None):
+    def reset(self, table: str, timeout: Optional[float] = None) -> None:
         """Removes every item of `table` on every shard and zeroes its rate
         limiter's counters."""
         self._all_shards("reset", _text(table), timeout)
 
-    def checkpoint(self, timeout=None):
+    def checkpoint(self, timeout: Optional[float] = None) -> list[str]:
         """Every shard writes a checkpoint now; returns their paths."""
         return [reply.text() for reply in self._all_shards("checkpoint", b"", timeout)]
 
-    def info(self, timeout=None):
+    def info(self, timeout: Optional[float] = None) -> list[ShardInfo]:
         """A ShardInfo per shard, in shard order."""
         out = []
         for reply in self._all_shards("info", b"", timeout):
-            head = [reply.u32(), reply.u32(), reply.u64(), reply.u64(), reply.u64(), reply.text()]
+            head = (reply.u32(), reply.u32(), reply.u64(), reply.u64(), reply.u64(), reply.text())
             tables = {}
             for _ in range(reply.u32()):
                 name, kind = reply.text(), reply.u8()
                 sampler, sampler_exponent = reply.u8(), reply.f64()
                 remover, remover_exponent = reply.u8(), reply.f64()
-                rest = [reply.u64(), reply.u32(), reply.u64(), reply.u64(), reply.f64(), reply.i64(),
+                rest = (reply.u64(), reply.u32(), reply.u64(), reply.u64(), reply.f64(), reply.i64(),
                         reply.f64(), reply.f64(), reply.i64(), reply.i64(), reply.i64(), reply.u32(),
-                        reply.u32(), reply.u64()]
+                        reply.u32(), reply.u64())
                 tables[name] = TableInfo(name, _name(_KINDS, kind), _name(_SELECTORS, sampler),
                                          sampler_exponent, _name(_SELECTORS, remover), remover_exponent,
                                          *rest)
             out.append(ShardInfo(*head, tables))
         return out
 
-    def server_info(self, timeout=None):
+    def server_info(self, timeout: Optional[float] = None) -> dict[str, TableInfo]:
         """{table name: TableInfo} for the whole node, as Reverb's
         Client.server_info(): max_size, size, leased, the rate limiter's
         counters (inserts, samples, deletes) and the parked requests summed
@@ -758,19 +817,20 @@ class Client(_Closing):
                     **{field: getattr(merged[name], field) + getattr(table, field) for field in _SUMMED})
         return merged
 
-    def size(self, table, timeout=None):
+    def size(self, table: str, timeout: Optional[float] = None) -> int:
         """Items in `table` over every shard (leased work items included)."""
         return sum(shard.tables[table].size for shard in self.info(timeout) if table in shard.tables)
 
     # --- work tables --------------------------------------------------------
 
-    def lease(self, table, n=1, timeout=None):
+    def lease(self, table: str, n: int = 1, timeout: Optional[float] = None) -> list[Lease]:
         """Up to n items of work table `table`, each leased to this task: a
         list of Lease(key, times_leased, data, token). ack() them (pass the
         Lease objects) when done. The first lease() of a client in a
         relaunched task first returns the leases its earlier attempts held."""
         self._start_journal()
-        body = lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(wait_ms)  # noqa: E731
+        body: Callable[[int], bytes] = \
+            lambda wait_ms: _text(table) + _u32.pack(n) + _u32.pack(wait_ms)  # noqa: E731
         reply = self._pull("lease", body, _Deadline(timeout))
         leases = []
         for _ in range(reply.u32()):
@@ -782,7 +842,7 @@ class Client(_Closing):
                                for lease in leases])
         return leases
 
-    def _start_journal(self):
+    def _start_journal(self) -> None:
         """Opens this client's lease journal (inside slipway) and returns the
         leases earlier attempts of this task journaled, once; best effort: a
         lease not returned comes back when it expires."""
@@ -793,7 +853,8 @@ class Client(_Closing):
             node, replica, attempt = self._task
             self._journal = _LeaseJournal.open(self.node, node, replica, attempt, self._client_id)
             earlier = self._journal.take_predecessors() if self._journal is not None else []
-        groups = collections.defaultdict(list)
+        groups: collections.defaultdict[tuple[int, str], list[tuple[int, bytes]]] = \
+            collections.defaultdict(list)
         for shard, table, key, token in earlier:
             groups[(shard, table)].append((key, token))
         for (shard, table), refs in sorted(groups.items()):
@@ -804,23 +865,26 @@ class Client(_Closing):
                     pass
 
     @staticmethod
-    def _leases_body(table, refs):
+    def _leases_body(table: str, refs: Sequence[tuple[int, bytes]]) -> bytes:
         return _text(table) + _u32.pack(len(refs)) + b"".join(_u64.pack(k) + t for k, t in refs)
 
-    def _leases_call(self, method, table, leases, timeout):
-        by_shard = collections.defaultdict(list)
+    def _leases_call(self, method: str, table: str, leases: Iterable[Union[Lease, tuple[int, bytes]]],
+                     timeout: Optional[float]) -> int:
+        by_shard: collections.defaultdict[int, list[tuple[int, bytes]]] = collections.defaultdict(list)
         for key, token in _lease_refs(leases):
             by_shard[self._shard_of(key)].append((key, token))
         deadline, count = _Deadline(timeout), 0
         for shard, refs in sorted(by_shard.items()):
             for start in range(0, len(refs), _MAX_KEYS):
                 chunk = refs[start:start + _MAX_KEYS]
-                count += self._call(shard, method, self._leases_body(table, chunk), deadline).u32()
+                count += cast(_Reply, self._call(shard, method, self._leases_body(table, chunk),
+                                                 deadline)).u32()
                 if self._journal is not None:
                     self._journal.remove([key for key, _ in chunk])
         return count
 
-    def ack(self, table, leases, timeout=None):
+    def ack(self, table: str, leases: Iterable[Union[Lease, tuple[int, bytes]]],
+            timeout: Optional[float] = None) -> int:
         """The work of these leased items is done: they leave the table.
         `leases`: the Lease objects lease() returned (or (key, token)
         pairs); a key without its lease's token is not counted. A token of
@@ -828,12 +892,13 @@ class Client(_Closing):
         was done). Returns how many left."""
         return self._leases_call("ack", table, leases, timeout)
 
-    def nack(self, table, leases, timeout=None):
+    def nack(self, table: str, leases: Iterable[Union[Lease, tuple[int, bytes]]],
+             timeout: Optional[float] = None) -> int:
         """These leased items go back to the queue (each with the token of
         its current lease). Returns how many went back."""
         return self._leases_call("nack", table, leases, timeout)
 
-    def close(self):
+    def close(self) -> None:
         """Drops the handles, and the endpoint when the client made it; the
         lease journal's file goes."""
         with self._lock:
@@ -846,7 +911,7 @@ class Client(_Closing):
             self._endpoint.close()
 
 
-def _name(names, index):
+def _name(names: Sequence[str], index: int) -> str:
     return names[index] if index < len(names) else str(index)
 
 
@@ -856,30 +921,34 @@ class Writer:
     in the window, so append() blocks once max_in_flight are out. An insert
     whose reply did not come is sent again with its sequence number."""
 
-    def __init__(self, client, table, max_in_flight=8, batch_size=1, priority_tables=None, timeout=None):
+    def __init__(self, client: Client, table: str, max_in_flight: int = 8, batch_size: int = 1,
+                 priority_tables: Optional[Iterable[str]] = None, timeout: Optional[float] = None) -> None:
         if max_in_flight < 1 or batch_size < 1:
             raise ReplayError("invalid", "max_in_flight and batch_size must be at least 1")
         self._client, self._table = client, table
         self._tables = list(priority_tables or [table])
         self._max_in_flight, self._batch_size, self._timeout = max_in_flight, batch_size, timeout
-        self._items, self._priorities = [], []
-        self._in_flight = collections.deque()
+        self._items: list[_Data] = []
+        self._priorities: list[float] = []
+        # [shard, seq, items, priorities, deadline, future] of each insert out
+        self._in_flight: collections.deque[list[Any]] = collections.deque()
         self.keys_written = 0
 
-    def append(self, data, priority=1.0):
+    def append(self, data: _Data, priority: float = 1.0) -> None:
         """Adds one item; sends the batch when it is full."""
         self._items.append(data)
         self._priorities.append(priority)
         if len(self._items) >= self._batch_size:
             self._send()
 
-    def _start(self, shard, seq, items, priorities, deadline):
+    def _start(self, shard: int, seq: int, items: Sequence[_Data], priorities: Sequence[float],
+               deadline: _Deadline) -> courier.Future:
         wait_ms = deadline.wait_ms()
         body = self._client._caller + self._client._insert_body(
             seq, wait_ms, items, {t: priorities for t in self._tables})
         return self._client.shards[shard].call_async("insert", body, timeout=wait_ms / 1000 + _MARGIN)
 
-    def _send(self):
+    def _send(self) -> None:
         if not self._items:
             return
         while len(self._in_flight) >= self._max_in_flight:
@@ -887,11 +956,11 @@ class Writer:
         items, priorities = self._items, self._priorities
         self._items, self._priorities = [], []
         shard, seq, deadline = self._client._next_shard(), self._client._next_seq(), _Deadline(self._timeout)
-        request = [shard, seq, items, priorities, deadline, None]
+        request: list[Any] = [shard, seq, items, priorities, deadline, None]
         request[5] = self._start(shard, seq, items, priorities, deadline)
         self._in_flight.append(request)
 
-    def _finish_oldest(self):
+    def _finish_oldest(self) -> None:
         shard, seq, items, priorities, deadline, future = self._in_flight.popleft()
         while True:
             try:
@@ -909,19 +978,19 @@ class Writer:
                 raise ReplayTimeout("writer of %r: an insert was not taken before the timeout" % self._table)
             future = self._start(shard, seq, items, priorities, deadline)
 
-    def flush(self):
+    def flush(self) -> None:
         """Sends what is buffered and waits until every insert was taken."""
         self._send()
         while self._in_flight:
             self._finish_oldest()
 
-    def close(self):
+    def close(self) -> None:
         self.flush()
 
-    def __enter__(self):
+    def __enter__(self) -> "Writer":
         return self
 
-    def __exit__(self, exc_type, *_):
+    def __exit__(self, exc_type: Optional[type], *_: object) -> None:
         if exc_type is None:
             self.flush()
 
@@ -933,12 +1002,12 @@ class Writer:
 _QUEUE_ITEM, _POOL_TASK, _POOL_RESULT = b"queue-item:", b"pool-task:", b"pool-result:"
 
 
-def _sealed(purpose, name, obj):
+def _sealed(purpose: bytes, name: str, obj: object) -> bytes:
     from . import rpc  # noqa: PLC0415 (rpc imports this module's neighbours)
     return rpc._seal(purpose, name, obj)
 
 
-def _opened(purpose, name, data):
+def _opened(purpose: bytes, name: str, data: bytes) -> Any:
     from . import rpc  # noqa: PLC0415
     return rpc._open(purpose, name, data)
 
@@ -948,25 +1017,25 @@ class Queue:
     of replay node `node`, shared by every process that opens it: FIFO per
     shard (a node with several shards spreads puts over them)."""
 
-    def __init__(self, node, table, client=None):
+    def __init__(self, node: str, table: str, client: Optional[Client] = None) -> None:
         self._client = client if client is not None else Client(node)
         self._table = table
 
-    def put(self, obj, timeout=None):
+    def put(self, obj: object, timeout: Optional[float] = None) -> None:
         """Puts one object; waits while the table is full, up to `timeout`."""
         self._client.insert(_sealed(_QUEUE_ITEM, self._table, obj), {self._table: 1.0}, timeout)
 
-    def put_many(self, objs, timeout=None):
-        objs = [_sealed(_QUEUE_ITEM, self._table, o) for o in objs]
-        if objs:
-            self._client.insert_many(objs, {self._table: 1.0}, timeout)
+    def put_many(self, objs: Iterable[object], timeout: Optional[float] = None) -> None:
+        sealed = [_sealed(_QUEUE_ITEM, self._table, o) for o in objs]
+        if sealed:
+            self._client.insert_many(sealed, {self._table: 1.0}, timeout)
 
-    def get(self, timeout=None):
+    def get(self, timeout: Optional[float] = None) -> Any:
         """The next object; Empty when none came within `timeout` seconds
         (None: wait without end, 0: only one that is there now)."""
         return self.get_many(1, timeout)[0]
 
-    def get_many(self, n, timeout=None):
+    def get_many(self, n: int, timeout: Optional[float] = None) -> list[Any]:
         """Up to n objects (at least one) from one shard."""
         deadline = _Deadline(timeout)
         try:
@@ -976,7 +1045,7 @@ class Queue:
                         (self._table, self._client.node)) from None
         return [_opened(_QUEUE_ITEM, self._table, s.data) for s in self._client._samples(reply)]
 
-    def qsize(self):
+    def qsize(self) -> int:
         return self._client.size(self._table)
 
 
@@ -994,14 +1063,15 @@ class Pool(_Closing):
     when that worker's next attempt first calls: a task may run twice, so
     use pools for idempotent work only."""
 
-    def __init__(self, node, table, worker_node=None, endpoint=None):
+    def __init__(self, node: str, table: str, worker_node: Optional[str] = None,
+                 endpoint: Optional[courier.Endpoint] = None) -> None:
         self.node, self.table, self.worker_node = node, table, worker_node
         self._endpoint = endpoint if endpoint is not None else courier.Endpoint()
         self._own_endpoint = endpoint is None
         if self._own_endpoint:
             _close_at_exit(self, self._endpoint)
         self._client = Client(node, endpoint=self._endpoint)
-        self._results = {}
+        self._results: dict[tuple[int, int], tuple[bool, Any]] = {}
         self._arrived = threading.Condition()
         self._registered = False
         self._pool_id = random.SystemRandom().getrandbits(63)
@@ -1010,20 +1080,21 @@ class Pool(_Closing):
 
     # --- the caller ---------------------------------------------------------
 
-    def _receive(self, request):
+    def _receive(self, request: bytes) -> bytes:
         task_id, ok, value = _opened(_POOL_RESULT, _RESULT_METHOD, request)
         with self._arrived:
             self._results.setdefault(task_id, (ok, value))  # a task run twice: the first result
             self._arrived.notify_all()
         return b""
 
-    def _submit(self, fn, items):
+    def _submit(self, fn: Union[str, Callable[..., Any]], items: Iterable[Any]) -> list[tuple[int, int]]:
         if not self._registered:
             self._endpoint.register(_RESULT_METHOD, self._receive)
             self._registered = True
         name = fn if isinstance(fn, str) else fn.__name__
         address = self._endpoint.address
-        ids, payloads = [], []
+        ids: list[tuple[int, int]] = []
+        payloads: list[_Data] = []
         for item in items:
             self._next_task += 1
             task_id = (self._pool_id, self._next_task)
@@ -1033,13 +1104,14 @@ class Pool(_Closing):
             self._client.insert_many(payloads[start:start + 256], {self.table: 1.0})
         return ids
 
-    def _take(self, task_id):
+    def _take(self, task_id: tuple[int, int]) -> Any:
         ok, value = self._results.pop(task_id)
         if not ok:
             raise PoolTaskError(value)
         return value
 
-    def imap_unordered(self, fn, items, timeout=None):
+    def imap_unordered(self, fn: Union[str, Callable[..., Any]], items: Iterable[Any],
+                       timeout: Optional[float] = None) -> Iterator[Any]:
         """Results as they come, in any order; `timeout`: the longest wait
         for the next one (ReplayTimeout)."""
         waiting = set(self._submit(fn, items))
@@ -1051,13 +1123,15 @@ class Pool(_Closing):
                         raise ReplayTimeout("pool %r: no result within %ss (%d tasks left; do workers "
                                             "of %r serve it?)" % (self.table, timeout, len(waiting),
                                                                  self.worker_node or "?"))
-                    self._arrived.wait(0.5 if deadline.left() is None else min(0.5, deadline.left()))
+                    left = deadline.left()
+                    self._arrived.wait(0.5 if left is None else min(0.5, left))
                 done = next(iter(waiting & self._results.keys()))
                 waiting.discard(done)
                 value = self._take(done)
             yield value
 
-    def map(self, fn, items, timeout=None):
+    def map(self, fn: Union[str, Callable[..., Any]], items: Iterable[Any],
+            timeout: Optional[float] = None) -> list[Any]:
         """[fn(item) for item in items], run by the workers; raises
         PoolTaskError for a task that raised, ReplayTimeout when `timeout`
         seconds pass without a result."""
@@ -1069,12 +1143,13 @@ class Pool(_Closing):
                     missing = sum(1 for i in ids if i not in self._results)
                     raise ReplayTimeout("pool %r: %d of %d results missing after %ss" %
                                         (self.table, missing, len(ids), timeout))
-                self._arrived.wait(0.5 if deadline.left() is None else min(0.5, deadline.left()))
+                left = deadline.left()
+                self._arrived.wait(0.5 if left is None else min(0.5, left))
             return [self._take(i) for i in ids]
 
     # --- the workers --------------------------------------------------------
 
-    def serve(self, functions, max_tasks=None):
+    def serve(self, functions: Mapping[str, Callable[[Any], Any]], max_tasks: Optional[int] = None) -> int:
         """Runs the pool's tasks with `functions` ({name: function}) until
         stop(), SIGTERM or SIGINT (or `max_tasks` tasks); returns how many it
         ran. A shard that is restarting is waited for (its tasks come back
@@ -1095,8 +1170,10 @@ class Pool(_Closing):
         finally:
             self._client._stopping = None
 
-    def _serve(self, functions, max_tasks, here):
-        callers, ran = {}, 0
+    def _serve(self, functions: Mapping[str, Callable[[Any], Any]], max_tasks: Optional[int],
+               here: Optional[str]) -> int:
+        callers: dict[bytes, courier.Handle] = {}
+        ran = 0
         while not self._stop.is_set() and (max_tasks is None or ran < max_tasks):
             try:
                 leased = self._client.lease(self.table, 1, timeout=1.0)
@@ -1116,6 +1193,7 @@ class Pool(_Closing):
                           file=sys.stderr, flush=True)
                     self._done(lease)
                     continue
+                result: tuple[Any, bool, Any]
                 try:
                     result = (task_id, True, functions[name](item))
                 except BaseException:  # the caller gets it as PoolTaskError
@@ -1136,7 +1214,7 @@ class Pool(_Closing):
                 ran += 1
         return ran
 
-    def _done(self, lease):
+    def _done(self, lease: Lease) -> None:
         """Acks `lease`; one its shard lost (restarted) is not acked, and runs again."""
         try:
             self._client.ack(self.table, [lease], timeout=5.0)
@@ -1144,11 +1222,12 @@ class Pool(_Closing):
             if error.code not in _RETRIED:
                 raise
 
-    def stop(self):
+    def stop(self) -> None:
         """Ends serve() after the task it runs."""
         self._stop.set()
 
-    def close(self):
+    def close(self) -> None:
+
         self._client.close()
         if self._own_endpoint:
             self._endpoint.close()

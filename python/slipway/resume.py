@@ -11,25 +11,27 @@ save_state() writes a file there atomically.
 
 import os
 import tempfile
+from typing import BinaryIO, Callable, Optional
 
 __all__ = ["resume_count", "state_dir", "save_state"]
 
 
-def resume_count():
+def resume_count() -> int:
     """How many times this program was resumed (SLIPWAY_RESUME): 0 at the
     first start, outside slipway, and when the variable is not a count."""
     text = os.environ.get("SLIPWAY_RESUME", "").strip()
     return int(text) if text.isdigit() and text.isascii() else 0
 
 
-def state_dir():
+def state_dir() -> Optional[str]:
     """The node's state directory (SLIPWAY_STATE_DIR), or None outside
     slipway: save what the task needs to resume there, atomically (write a
     temporary file beside it, then os.replace(): save_state() does)."""
     return os.environ.get("SLIPWAY_STATE_DIR") or None
 
 
-def save_state(name, write):
+def save_state(name: str, write: Callable[[BinaryIO], object]) -> Optional[str]:
+
     """Saves the file `name` of the state directory atomically: write(f)
     writes its content to f, a new binary file beside it, which is flushed
     to disk and renamed over `name`, so that the next start finds the old

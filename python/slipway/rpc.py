@@ -30,8 +30,11 @@ import queue
 import threading
 import time
 import traceback
+from typing import Any, Callable, Optional, TypeVar
 
 from . import courier
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["RemoteError", "CourierClient", "batched_handler", "serve_object", "process_endpoint",
            "public_methods", "FOREVER"]
@@ -39,16 +42,16 @@ __all__ = ["RemoteError", "CourierClient", "batched_handler", "serve_object", "p
 _MAGIC = b"SWP1"
 _REQUEST, _REPLY = b"q", b"r"
 FOREVER = 100 * 365 * 86400.0   # "no limit" as courier timeouts go (seconds)
-_endpoint = None
+_endpoint: Optional[courier.Endpoint] = None
 _endpoint_lock = threading.Lock()
-_executor = None
+_executor: Optional[concurrent.futures.ThreadPoolExecutor] = None
 
 
 class RemoteError(Exception):
     """A remote method raised an exception that could not be re-created here
     (not picklable); `type_name` and `remote_traceback` say what it was."""
 
-    def __init__(self, type_name, message, remote_traceback):
+    def __init__(self, type_name: str, message: str, remote_traceback: str) -> None:
         super().__init__("%s: %s\n\nRemote traceback:\n%s" % (type_name, message, remote_traceback))
         self.type_name = type_name
         self.remote_traceback = remote_traceback
@@ -57,15 +60,15 @@ class RemoteError(Exception):
 class _RemoteTraceback(Exception):
     """The callee's traceback, chained as the __cause__ of a re-raised exception."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "\n\nRemote traceback (in the callee):\n" + self.text
 
 
-def _key():
+def _key() -> bytes:
     token = os.environ.get("SLIPWAY_TOKEN")
     if not token:
         raise courier.CourierError(
@@ -76,7 +79,7 @@ def _key():
     return token.encode("utf-8")
 
 
-def _dumps(obj):
+def _dumps(obj: object) -> bytes:
     """pickle, or Debian's cloudpickle (python3-cloudpickle) when it is
     installed and plain pickle cannot (lambdas, closures); pickle.loads
     reads both where cloudpickle is importable."""
@@ -87,16 +90,17 @@ def _dumps(obj):
             import cloudpickle
         except ImportError:
             raise exc from None
-        return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        data: bytes = cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        return data
 
 
-def _seal(direction, method, obj):
+def _seal(direction: bytes, method: str, obj: object) -> bytes:
     body = _dumps(obj)
     mac = hmac.new(_key(), direction + method.encode("utf-8") + b"\0" + body, hashlib.sha256)
     return _MAGIC + mac.digest() + body
 
 
-def _open(direction, method, data):
+def _open(direction: bytes, method: str, data: bytes) -> Any:
     """Checks the signature and only then unpickles; refuses anything else."""
     data = bytes(data)
     if len(data) < len(_MAGIC) + 32 or not data.startswith(_MAGIC):
@@ -112,7 +116,7 @@ def _open(direction, method, data):
     return pickle.loads(body)
 
 
-def process_endpoint(handler_threads=None):
+def process_endpoint(handler_threads: Optional[int] = None) -> courier.Endpoint:
     """This process's courier endpoint, made on first use (handler_threads
     only counts then: a CourierNode's task makes it first)."""
     global _endpoint
@@ -122,7 +126,7 @@ def process_endpoint(handler_threads=None):
         return _endpoint
 
 
-def _executor_for_futures():
+def _executor_for_futures() -> concurrent.futures.ThreadPoolExecutor:
     global _executor
     with _endpoint_lock:
         if _executor is None:
@@ -133,7 +137,7 @@ def _executor_for_futures():
 
 # --- the callee ---------------------------------------------------------------
 
-def public_methods(obj):
+def public_methods(obj: object) -> list[str]:
     """Names of the methods a CourierNode serves: public, callable, not run()."""
     names = []
     for name in dir(type(obj)):
@@ -144,8 +148,9 @@ def public_methods(obj):
     return names
 
 
-def _failure(exc):
+def _failure(exc: BaseException) -> tuple[bool, tuple[str, str, str, Optional[bytes]]]:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    pickled: Optional[bytes]
     try:
         pickled = _dumps(exc)
         pickle.loads(pickled)   # some exceptions pickle but do not load back
@@ -154,12 +159,13 @@ def _failure(exc):
     return (False, (type(exc).__qualname__, str(exc), text, pickled))
 
 
-def _handler(name, fn):
-    def handle(request):
+def _handler(name: str, fn: Callable[..., Any]) -> Callable[[bytes], bytes]:
+    def handle(request: bytes) -> bytes:
         try:
             args, kwargs = _open(_REQUEST, name, request)
         except PermissionError:
             raise   # courier answers remote_error with the message; nothing was unpickled
+        outcome: tuple[bool, Any]
         try:
             outcome = (True, fn(*args, **kwargs))
         except BaseException as exc:  # the caller re-raises it
@@ -172,23 +178,28 @@ def _handler(name, fn):
     return handle
 
 
+# One call of a batched method: its arguments and the slot its result goes to.
+_Call = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]
+
+
 class _Batcher:
+
     """Gathers concurrent calls of one batched method into one call with lists."""
 
-    def __init__(self, fn, batch_size, timeout):
+    def __init__(self, fn: Callable[..., Any], batch_size: int, timeout: Optional[float]) -> None:
         self._fn, self._size, self._timeout = fn, batch_size, timeout
-        self._calls = queue.Queue()
+        self._calls: "queue.Queue[_Call]" = queue.Queue()
         threading.Thread(target=self._loop, daemon=True, name="slipway-batch").start()
 
-    def __call__(self, *args, **kwargs):
-        slot = {"done": threading.Event()}
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        slot: dict[str, Any] = {"done": threading.Event()}
         self._calls.put((args, kwargs, slot))
         slot["done"].wait()
         if "error" in slot:
             raise slot["error"]
         return slot["value"]
 
-    def _loop(self):
+    def _loop(self) -> None:
         while True:
             batch = [self._calls.get()]
             ends = time.monotonic() + (self._timeout or 0)
@@ -201,7 +212,7 @@ class _Batcher:
                     break
             self._run(batch)
 
-    def _run(self, batch):
+    def _run(self, batch: "list[_Call]") -> None:
         first_args, first_kwargs = batch[0][0], batch[0][1]
         try:
             for args, kwargs, _ in batch:
@@ -209,9 +220,9 @@ class _Batcher:
                     raise TypeError("calls of a batched method must pass the same arguments (%d "
                                     "positional and keywords %s); one passed %d and %s"
                                     % (len(first_args), sorted(first_kwargs), len(args), sorted(kwargs)))
-            args = [[call[0][i] for call in batch] for i in range(len(first_args))]
-            kwargs = {k: [call[1][k] for call in batch] for k in first_kwargs}
-            results = list(self._fn(*args, **kwargs))
+            columns = [[call[0][i] for call in batch] for i in range(len(first_args))]
+            keywords = {k: [call[1][k] for call in batch] for k in first_kwargs}
+            results = list(self._fn(*columns, **keywords))
             if len(results) != len(batch):
                 raise ValueError("a batched method given %d calls returned %d results; return "
                                  "one per call" % (len(batch), len(results)))
@@ -224,7 +235,7 @@ class _Batcher:
             slot["done"].set()
 
 
-def batched_handler(batch_size, timeout=0.2):
+def batched_handler(batch_size: int, timeout: Optional[float] = 0.2) -> Callable[[_F], _F]:
     """Marks a CourierNode method whose concurrent calls are gathered into
     one call: each argument arrives as a list (one entry per call, up to
     batch_size), and the method returns a sequence with one result per call.
@@ -234,13 +245,13 @@ def batched_handler(batch_size, timeout=0.2):
         raise ValueError("batched_handler: batch_size must be an integer of at least 1, not %r"
                          % (batch_size,))
 
-    def mark(fn):
-        fn._slipway_batch = (batch_size, timeout)
+    def mark(fn: _F) -> _F:
+        setattr(fn, "_slipway_batch", (batch_size, timeout))
         return fn
     return mark
 
 
-def handler_threads_for(obj):
+def handler_threads_for(obj: object) -> int:
     """Enough handler threads that every batched method can fill a batch."""
     total = 4
     for name in public_methods(obj):
@@ -250,7 +261,7 @@ def handler_threads_for(obj):
     return total
 
 
-def handler_threads_for_class(cls):
+def handler_threads_for_class(cls: object) -> int:
     total = 4
     for name in dir(cls):
         batch = getattr(getattr(cls, name, None), "_slipway_batch", None)
@@ -259,7 +270,7 @@ def handler_threads_for_class(cls):
     return total
 
 
-def serve_object(obj, endpoint):
+def serve_object(obj: object, endpoint: courier.Endpoint) -> list[str]:
     """Registers every public method of obj on endpoint (not published)."""
     names = public_methods(obj)
     for name in names:
@@ -281,24 +292,25 @@ class CourierClient:
     which waits for the callee to publish it. `timeout` (seconds, None: no
     limit) bounds each call."""
 
-    def __init__(self, node, replica=0, endpoint=None, timeout=None):
+    def __init__(self, node: str, replica: int = 0, endpoint: Optional[courier.Endpoint] = None,
+                 timeout: Optional[float] = None) -> None:
         self._node, self._replica, self._timeout = node, replica, timeout
         self._endpoint = endpoint
-        self._handle = None
+        self._handle: Optional[courier.Handle] = None
         self._lock = threading.Lock()
         self.futures = _Futures(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<slipway CourierClient %s.%d>" % (self._node, self._replica)
 
-    def _resolved(self):
+    def _resolved(self) -> courier.Handle:
         with self._lock:
             if self._handle is None:
                 endpoint = self._endpoint or process_endpoint()
                 self._handle = endpoint.resolve(self._node, self._replica)
             return self._handle
 
-    def _call(self, method, args, kwargs):
+    def _call(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         request = _seal(_REQUEST, method, (args, kwargs))
         timeout = FOREVER if self._timeout is None else self._timeout
         try:
@@ -313,28 +325,30 @@ class CourierClient:
             return value
         type_name, message, text, pickled = value
         if pickled is not None:
+            raised: object
             try:
-                exc = pickle.loads(pickled)
+                raised = pickle.loads(pickled)
             except Exception:
-                exc = None
-            if isinstance(exc, BaseException):
-                raise exc from _RemoteTraceback(text)
+                raised = None
+            if isinstance(raised, BaseException):
+                raise raised from _RemoteTraceback(text)
         raise RemoteError(type_name, message, text)
 
-    def __getattr__(self, method):
+    def __getattr__(self, method: str) -> Callable[..., Any]:
         if method.startswith("_"):
             raise AttributeError(method)
         return lambda *args, **kwargs: self._call(method, args, kwargs)
 
-    def __reduce__(self):   # a client passed on in a call stays a client of the same node
+    def __reduce__(self) -> tuple[type, tuple[str, int, None, Optional[float]]]:
+        # a client passed on in a call stays a client of the same node
         return (CourierClient, (self._node, self._replica, None, self._timeout))
 
 
 class _Futures:
-    def __init__(self, client):
+    def __init__(self, client: CourierClient) -> None:
         self._client = client
 
-    def __getattr__(self, method):
+    def __getattr__(self, method: str) -> Callable[..., "concurrent.futures.Future[Any]"]:
         if method.startswith("_"):
             raise AttributeError(method)
         client = self._client

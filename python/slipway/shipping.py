@@ -30,6 +30,7 @@ import pickle
 import stat
 import sys
 import types
+from typing import Any, Iterable, Optional
 
 from . import nodes as _nodes
 from . import program as _program
@@ -37,14 +38,15 @@ from . import program as _program
 __all__ = ["available", "ship", "load", "directory_for", "ShippingError", "MAX_BYTES"]
 
 MAX_BYTES = 256 * 1024 * 1024   # one node's payload
-_program_module = None          # in a task: the program's module, for names shipped by reference
+# In a task: the program's module, for names shipped by reference.
+_program_module: Optional[types.ModuleType] = None
 
 
 class ShippingError(Exception):
     """A node's payload cannot be read in this task; the message says why."""
 
 
-def available():
+def available() -> bool:
     """Whether cloudpickle is installed (else tasks rebuild the program from
     its file, slipway.program_node --program-factory)."""
     try:
@@ -54,14 +56,14 @@ def available():
     return True
 
 
-def directory_for(topology_path):
+def directory_for(topology_path: str) -> str:
     """Where the payloads of the topology at topology_path go: NAME.nodes/ beside it."""
     return os.path.splitext(topology_path)[0] + ".nodes"
 
 
-def _program_object(qualname):
+def _program_object(qualname: str) -> Any:
     """In a task: the program module's function or class `qualname`."""
-    obj = _program_module
+    obj: Any = _program_module
     if obj is None:
         raise ShippingError("a payload names %s of the program's file, which this task did not "
                             "import" % qualname)
@@ -70,21 +72,24 @@ def _program_object(qualname):
     return obj
 
 
-def _program_module_names(program):
-    return {name for name, module in list(sys.modules.items())
-            if getattr(module, "__file__", None)
-            and os.path.abspath(module.__file__) == program.module_path}
+def _program_module_names(program: _program.Program) -> set[str]:
+    names = set()
+    for name, module in list(sys.modules.items()):
+        path: Optional[str] = getattr(module, "__file__", None)
+        if path and os.path.abspath(path) == program.module_path:
+            names.add(name)
+    return names
 
 
-def _pickler_class():
+def _pickler_class() -> type:
     import cloudpickle
 
-    class _NodePickler(cloudpickle.CloudPickler):
+    class _NodePickler(cloudpickle.CloudPickler):  # type: ignore[misc]  # cloudpickle is untyped
         """cloudpickle, but the program file's own functions and classes by name."""
 
-        program_modules = frozenset()
+        program_modules: frozenset[str] = frozenset()
 
-        def reducer_override(self, obj):
+        def reducer_override(self, obj: object) -> Any:
             if isinstance(obj, (type, types.FunctionType)) \
                     and getattr(obj, "__module__", None) in self.program_modules:
                 qualname = getattr(obj, "__qualname__", "")
@@ -95,14 +100,14 @@ def _pickler_class():
     return _NodePickler
 
 
-def _lookup(module, qualname):
-    obj = module
+def _lookup(module: types.ModuleType, qualname: str) -> Any:
+    obj: Any = module
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
     return obj
 
 
-def _dumps(payload, program_modules):
+def _dumps(payload: object, program_modules: Iterable[str]) -> bytes:
     pickler_class = _pickler_class()
     out = io.BytesIO()
     pickler = pickler_class(out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -111,7 +116,7 @@ def _dumps(payload, program_modules):
     return out.getvalue()
 
 
-def ship(program, directory):
+def ship(program: _program.Program, directory: str) -> dict[str, tuple[str, str]]:
     """Writes the payload of each PyNode and CourierNode of program into
     directory (made private if new) and returns {label: (path, sha256)}.
     Raises ProgramError at the node's Python line when it cannot be shipped."""
@@ -142,7 +147,7 @@ def ship(program, directory):
     return shipped
 
 
-def _write_new(path, data):
+def _write_new(path: str, data: bytes) -> None:
     """Writes path through a new temporary file (never through a link) and renames it."""
     temporary = "%s.%d.tmp" % (path, os.getpid())
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -156,7 +161,7 @@ def _write_new(path, data):
         raise
 
 
-def _read_bounded(path):
+def _read_bounded(path: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -173,7 +178,8 @@ def _read_bounded(path):
         return f.read(MAX_BYTES + 1)
 
 
-def load(path, sha256, module):
+def load(path: str, sha256: str, module: Optional[types.ModuleType]) -> Any:
+
     """The payload at path, once its SHA-256 is sha256; module: the program's
     module, imported in this task (names shipped by reference)."""
     global _program_module

@@ -11,11 +11,13 @@ keys; a comment before each node names the Python file and line.
 """
 
 import base64
+import functools
 import math
 import os
 import pickle
 import re
 import sys
+from typing import Any, Callable, Optional, cast
 
 from . import handles as _handles
 from . import nodes as _nodes
@@ -23,8 +25,12 @@ from . import program as _program
 
 __all__ = ["write", "Topology", "map_errors"]
 
+# {label: (payload file, its SHA-256)} of the shipped nodes (slipway.shipping.ship).
+Shipped = dict[str, tuple[str, str]]
 
-def _string(value):
+
+
+def _string(value: str) -> str:
     out = ['"']
     for ch in value:
         if ch in '"\\':
@@ -41,11 +47,11 @@ def _string(value):
     return "".join(out)
 
 
-def _key(name):
+def _key(name: str) -> str:
     return name if re.match(r"^[A-Za-z0-9_-]+$", name) else _string(name)
 
 
-def value(v):
+def value(v: Any) -> str:
     """One TOML value (strings, integers, floats, booleans, lists, inline tables)."""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -69,29 +75,31 @@ def value(v):
 class Topology:
     """The text, and which lines came from which Python line."""
 
-    def __init__(self):
-        self.lines = []
-        self.origins = []   # (first line, last line, site, what), 1-based
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        # (first line, last line, site, what), 1-based
+        self.origins: list[tuple[int, int, _program.Site, str]] = []
 
-    def add(self, text):
+    def add(self, text: str) -> None:
         self.lines.append(text)
 
-    def block(self, site, what, write):
+    def block(self, site: _program.Site, what: str, write: Callable[[], object]) -> None:
         first = len(self.lines) + 1
         write()
         self.origins.append((first, len(self.lines), site, what))
 
-    def text(self):
+    def text(self) -> str:
         return "\n".join(self.lines) + "\n"
 
-    def origin(self, line):
+    def origin(self, line: int) -> tuple[Optional[_program.Site], Optional[str]]:
         for first, last, site, what in self.origins:
             if first <= line <= last:
                 return site, what
         return None, None
 
 
-def _command(program, spec, slipway_binary, shipped):
+def _command(program: _program.Program, spec: _program.NodeSpec, slipway_binary: Optional[str],
+             shipped: Optional[Shipped]) -> list[str]:
     argv = [sys.executable, "-m", "slipway.program_node", "--module", program.module_path]
     if shipped is not None:
         path, digest = shipped[spec.label]
@@ -105,7 +113,7 @@ def _command(program, spec, slipway_binary, shipped):
     return argv
 
 
-def _factory_args(program):
+def _factory_args(program: _program.Program) -> str:
     """The factory's arguments for the command line: pickled, base64."""
     try:
         data = pickle.dumps(program.factory_args, protocol=pickle.HIGHEST_PROTOCOL)
@@ -118,13 +126,14 @@ def _factory_args(program):
     return base64.b64encode(data).decode("ascii")
 
 
-def _handled(program, spec):
+def _handled(program: _program.Program, spec: _program.NodeSpec) -> list[str]:
     """Labels of the nodes whose handles spec's arguments carry."""
-    labels = []
+    labels: list[str] = []
     for member, site in zip(spec.members, spec.member_sites):
         if isinstance(member, (_nodes.ReplayNode, _nodes.ExecNode)):
             continue
-        for handle in _handles.find((member.args, member.kwargs)):
+        python = cast(_nodes._PythonNode, member)
+        for handle in _handles.find((python.args, python.kwargs)):
             target = handle._spec
             if program.specs.get(target.label) is not target:
                 raise _program.ProgramError("%s:%d: node %r is given a handle to node %r of another "
@@ -145,7 +154,8 @@ def _handled(program, spec):
     return labels
 
 
-def write(program, slipway_binary=None, workdir=None, shipped=None):
+def write(program: _program.Program, slipway_binary: Optional[str] = None, workdir: Optional[str] = None,
+          shipped: Optional[Shipped] = None) -> Topology:
     """The program as a Topology; raises ProgramError at the Python line of a
     mistake found here. shipped: {label: (payload, sha256)} of every Python
     node (slipway.shipping.ship), which the tasks then run; None: the tasks
@@ -162,15 +172,19 @@ def write(program, slipway_binary=None, workdir=None, shipped=None):
     else:
         t.add("# Every task runs its node as sw.launch pickled it (the payload in its command): "
               "launch again after editing the Python file.")
-    t.block(program.site, "program %r" % program.name, lambda: (
-        t.add(""), t.add("[program]"), t.add("name = %s" % value(program.name))))
+    def program_table() -> None:
+        t.add("")
+        t.add("[program]")
+        t.add("name = %s" % value(program.name))
+    t.block(program.site, "program %r" % program.name, program_table)
     for spec in program.specs.values():
-        t.block(spec.site, "node %r" % spec.label, lambda spec=spec: _write_node(
-            t, program, spec, slipway_binary, workdir, shipped))
+        t.block(spec.site, "node %r" % spec.label, functools.partial(
+            _write_node, t, program, spec, slipway_binary, workdir, shipped))
     return t
 
 
-def _write_node(t, program, spec, slipway_binary, workdir, shipped):
+def _write_node(t: Topology, program: _program.Program, spec: _program.NodeSpec,
+                slipway_binary: Optional[str], workdir: str, shipped: Optional[Shipped]) -> None:
     member = spec.members[0]
     where = "%s:%d" % spec.site
     handled = _handled(program, spec)
@@ -217,7 +231,7 @@ def _write_node(t, program, spec, slipway_binary, workdir, shipped):
 _LOCATED = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
 
 
-def map_errors(topology, path, output):
+def map_errors(topology: Topology, path: str, output: str) -> list[str]:
     """`slipway validate` output lines, each FILE:LINE:COL of `path` turned
     into the Python file:line of the node it falls in (the topology's place
     kept at the end)."""
