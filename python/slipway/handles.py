@@ -10,7 +10,6 @@ import os
 from typing import Any, Callable, Optional
 
 from . import courier
-from . import nodes as _nodes
 from . import program as _program
 
 __all__ = ["find", "replace", "dereference", "HandleError"]
@@ -73,29 +72,6 @@ def exec_addresses(label: str, ports: list[str]) -> dict[str, list[str]]:
 
 def dereference(spec: _program.NodeSpec, replica: Optional[int],
                 endpoint: Optional[courier.Endpoint] = None) -> Any:
-
     """The client that the handle of spec (replica None: the whole node)
-    becomes in this task."""
-    from . import replay, rpc
-    node = spec.members[0]
-    where = "%s:%d" % spec.site
-    if isinstance(node, _nodes.CourierNode):
-        if replica is not None:
-            return rpc.CourierClient(spec.label, replica, endpoint)
-        if not spec.in_group:
-            return rpc.CourierClient(spec.label, 0, endpoint)
-        count = spec.replica_count()
-        if count is None:   # elastic: the replicas that run now
-            endpoint = endpoint or rpc.process_endpoint()
-            live = [int(h.name.rsplit(".", 1)[1]) for h in endpoint.resolve_all(spec.label)]
-            return [rpc.CourierClient(spec.label, i, endpoint) for i in live]
-        return [rpc.CourierClient(spec.label, i, endpoint) for i in range(count)]
-    if isinstance(node, _nodes.ReplayNode):
-        return replay.Client(spec.label, endpoint=endpoint or rpc.process_endpoint())
-    if isinstance(node, _nodes.ExecNode):
-        if not node.ports:
-            raise HandleError("node %r (defined at %s) is an ExecNode without ports: its handle has "
-                              "no address to become; give ExecNode(..., ports=[...])" % (spec.label, where))
-        return exec_addresses(spec.label, node.ports)
-    raise HandleError("node %r (defined at %s) is a PyNode: it serves nothing, so its handle cannot "
-                      "be passed to another node; make it a CourierNode" % (spec.label, where))
+    becomes in this task: as its kind makes it (slipway.nodes)."""
+    return spec.members[0].client(spec, replica, endpoint)

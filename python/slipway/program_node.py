@@ -34,9 +34,8 @@ import os
 import sys
 import traceback
 import types
-from typing import Any, NoReturn, Optional, Sequence
+from typing import NoReturn, Optional, Sequence
 
-from . import handles as _handles
 from . import lifecycle
 from . import nodes as _nodes
 from . import program as _program
@@ -115,28 +114,7 @@ def run_node(program: _program.Program, label: str) -> None:
 
 
 def run_member(node: _nodes._Node, label: str) -> None:
-    if isinstance(node, _nodes.CourierNode):
-        return _run_courier(node)
-    if isinstance(node, _nodes.PyNode):
-        args, kwargs = _handles.replace((node.args, node.kwargs), lambda h: h.dereference())
-        node.fn(*args, **kwargs)
-        return
-    raise TypeError("node %r is a %s, which slipway runs itself" % (label, type(node).__name__))
-
-
-def _run_courier(node: _nodes.CourierNode) -> None:
-    from . import rpc
-    endpoint = rpc.process_endpoint(handler_threads=rpc.handler_threads_for_class(node.fn))
-    args, kwargs = _handles.replace((node.args, node.kwargs), lambda h: h.dereference(endpoint))
-    obj = node.fn(*args, **kwargs)
-    rpc.serve_object(obj, endpoint)
-    endpoint.publish()
-    run = getattr(obj, "run", None)
-    if callable(run):
-        run()
-        return
-    lifecycle.wait_for_stop()
-    endpoint.close()
+    node.run_in_task(label)
 
 
 def _run_shipped(task: _Task) -> None:

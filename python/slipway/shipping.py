@@ -32,7 +32,6 @@ import sys
 import types
 from typing import Any, Iterable, Optional
 
-from . import nodes as _nodes
 from . import program as _program
 
 __all__ = ["available", "ship", "load", "directory_for", "ShippingError", "MAX_BYTES"]
@@ -124,7 +123,7 @@ def ship(program: _program.Program, directory: str) -> dict[str, tuple[str, str]
     names = _program_module_names(program)
     shipped = {}
     for spec in program.specs.values():
-        if not isinstance(spec.members[0], (_nodes.PyNode, _nodes.CourierNode)):
+        if not spec.members[0].ships:
             continue
         site = spec.site
         try:

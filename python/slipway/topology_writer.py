@@ -17,10 +17,9 @@ import os
 import pickle
 import re
 import sys
-from typing import Any, Callable, Optional, cast
+from typing import Any, Callable, Optional
 
 from . import handles as _handles
-from . import nodes as _nodes
 from . import program as _program
 
 __all__ = ["write", "Topology", "map_errors"]
@@ -130,25 +129,18 @@ def _handled(program: _program.Program, spec: _program.NodeSpec) -> list[str]:
     """Labels of the nodes whose handles spec's arguments carry."""
     labels: list[str] = []
     for member, site in zip(spec.members, spec.member_sites):
-        if isinstance(member, (_nodes.ReplayNode, _nodes.ExecNode)):
-            continue
-        python = cast(_nodes._PythonNode, member)
-        for handle in _handles.find((python.args, python.kwargs)):
+        for handle in _handles.find(member.arguments()):
             target = handle._spec
             if program.specs.get(target.label) is not target:
                 raise _program.ProgramError("%s:%d: node %r is given a handle to node %r of another "
                                             "program" % (site[0], site[1], spec.label, target.label))
             kind = target.members[0]
-            if isinstance(kind, _nodes.PyNode):
+            refusal = kind.handle_refusal(target.label)
+            if refusal is not None:
                 raise _program.ProgramError(
-                    "%s:%d: node %r is given the handle of PyNode %r (defined at %s:%d), which serves "
-                    "nothing; make %r a CourierNode" % (site[0], site[1], spec.label, target.label,
-                                                        target.site[0], target.site[1], target.label))
-            if isinstance(kind, _nodes.ExecNode) and not kind.ports:
-                raise _program.ProgramError(
-                    "%s:%d: node %r is given the handle of ExecNode %r (defined at %s:%d), which has "
-                    "no ports; give it ports=[...]" % (site[0], site[1], spec.label, target.label,
-                                                        target.site[0], target.site[1]))
+                    "%s:%d: node %r is given the handle of %s %r (defined at %s:%d), which %s"
+                    % (site[0], site[1], spec.label, type(kind).__name__, target.label,
+                       target.site[0], target.site[1], refusal))
             if target.label not in labels:
                 labels.append(target.label)
     return labels
@@ -191,20 +183,12 @@ def _write_node(t: Topology, program: _program.Program, spec: _program.NodeSpec,
     t.add("")
     t.add("# node %r: defined at %s (%s)" % (spec.label, where, type(member).__name__))
     t.add("[node.%s]" % _key(spec.label))
+    t.add("type = %s" % value(member.kind))
+    for key, item in member.topology_keys(lambda: _command(program, spec, slipway_binary, shipped)).items():
+        t.add("%s = %s" % (key, value(item)))
     keys = dict(spec.keys)
-    if isinstance(member, _nodes.ReplayNode):
-        t.add('type = "replay"')
-    else:
-        t.add("type = %s" % value(member.kind))
-        if isinstance(member, _nodes.ExecNode):
-            t.add("command = %s" % value(member.command))
-            if member.ports:
-                t.add("ports = %s" % value(member.ports))
-        else:
-            t.add("command = %s" % value(_command(program, spec, slipway_binary, shipped)))
-        keys.setdefault("workdir", workdir)
-    if isinstance(member, _nodes.CourierNode) and not member.has_run():
-        keys.setdefault("daemon", True)    # serves until the program stops
+    for key, item in member.default_keys(workdir).items():
+        keys.setdefault(key, item)
     if len(spec.members) > 1 and "replicas" not in keys:
         keys["replicas"] = len(spec.members)
     if handled:
@@ -215,17 +199,11 @@ def _write_node(t: Topology, program: _program.Program, spec: _program.NodeSpec,
                 t.add("%s = %s" % (key, value(keys[key])))
             except (TypeError, ValueError) as exc:
                 raise _program.ProgramError("%s: node %r, %s=: %s" % (where, spec.label, key, exc)) from None
-    if isinstance(member, _nodes.ReplayNode):
-        for name, table in member.tables.items():
-            t.add("")
-            t.add("[node.%s.tables.%s]" % (_key(spec.label), _key(name)))
-            for key, item in table.keys.items():
-                t.add("%s = %s" % (key, value(item)))
-        if member.checkpoint:
-            t.add("")
-            t.add("[node.%s.checkpoint]" % _key(spec.label))
-            for key, item in member.checkpoint.items():
-                t.add("%s = %s" % (key, value(item)))
+    for path, table in member.topology_tables():
+        t.add("")
+        t.add("[node.%s.%s]" % (_key(spec.label), ".".join(_key(part) for part in path)))
+        for key, item in table.items():
+            t.add("%s = %s" % (key, value(item)))
 
 
 _LOCATED = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
