@@ -16,7 +16,6 @@
 // Every server runs in a process of its own (this binary re-executed with
 // --serve), as TCPStore's master does in its peer script.
 #include <signal.h>
-#include <spawn.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -42,6 +41,8 @@
 
 #include "bench_registry.hpp"
 #include "peers.hpp"
+#include "slipway/base/child.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
@@ -50,8 +51,7 @@
 #include "slipway/rendezvous/token.hpp"
 #include "slipway/rendezvous/wire.hpp"
 
-extern char** environ;
-
+namespace base = slipway::base;
 namespace rdzv = slipway::rendezvous;
 namespace wire = slipway::rendezvous::wire;
 using Clock = std::chrono::steady_clock;
@@ -60,68 +60,31 @@ namespace {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// A child process: this binary with `args`, stdin/stdout on pipes.
-struct Child {
-  pid_t pid = -1;
-  int to_child = -1;
-  FILE* from_child = nullptr;
+// A child process: this binary (`slipway-bench rendezvous ARGS`), or
+// `program` ARGS when given, with the program's secret in its environment
+// (not in argv: ps shows argv), stdin and stdout on pipes. Stopped on
+// destruction: its stdin closed, a minute to end by itself, then SIGKILL.
+base::Child spawn_child(const std::vector<std::string>& args, const std::string& token,
+                        const std::string& program = {}) {
+  base::ChildOptions options;
+  options.argv = program.empty() ? std::vector<std::string>{"/proc/self/exe", "rendezvous"}
+                                 : std::vector<std::string>{program};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.env = base::environment_with({std::string(slipway::core::env::kToken) + "=" + token});
+  options.terminate_on_stop = false;
+  options.stop_grace = std::chrono::minutes(1);
+  return base::Child(std::move(options));
+}
 
-  // This binary (`slipway-bench rendezvous ARGS`), or `program` when given.
-  static Child spawn(const std::vector<std::string>& args, const std::string& token,
-                     const std::string& program = {}) {
-    int in[2], out[2];
-    if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe failed");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, in[1]);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    std::vector<std::string> env_s;
-    for (char** e = environ; *e; ++e) {
-      if (std::strncmp(*e, "SLIPWAY_TOKEN=", 14) != 0) env_s.emplace_back(*e);
-    }
-    env_s.push_back(std::string(slipway::core::env::kToken) + "=" + token);  // not in argv: ps shows argv
-    std::vector<char*> envp, argv;
-    for (auto& s : env_s) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> a = {"slipway-bench", "rendezvous"};
-    if (!program.empty()) a = {program};
-    a.insert(a.end(), args.begin(), args.end());
-    for (auto& s : a) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    Child c;
-    const std::string path = program.empty() ? "/proc/self/exe" : program;
-    if (::posix_spawn(&c.pid, path.c_str(), &fa, nullptr, argv.data(), envp.data()) != 0) {
-      throw std::runtime_error("cannot start " + path);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(in[0]);
-    ::close(out[1]);
-    c.to_child = in[1];
-    c.from_child = ::fdopen(out[0], "r");
-    return c;
-  }
-  void send_line(const std::string& text) {
-    const std::string l = text + "\n";
-    if (::write(to_child, l.data(), l.size()) != static_cast<ssize_t>(l.size())) {
-      throw std::runtime_error("child process ended early");
-    }
-  }
-  std::string line() {
-    char buf[512] = {};
-    if (!std::fgets(buf, sizeof buf, from_child)) throw std::runtime_error("child process ended early");
-    std::string s = buf;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }
-  void finish() {
-    ::close(to_child);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    std::fclose(from_child);
-  }
-};
+// Its next output line; throws when it has ended.
+std::string line_of(base::Child& child) {
+  if (auto line = child.read_line(std::chrono::minutes(10))) return *line;
+  throw std::runtime_error("child process ended early");
+}
+
+void send_line_to(base::Child& child, const std::string& text) {
+  if (!child.send_line(text)) throw std::runtime_error("child process ended early");
+}
 
 // CPU time (user + system) of a process so far, in ms.
 double cpu_ms(pid_t pid) {
@@ -195,14 +158,14 @@ int echo() {
 // The loopback floor: blocking 80-byte ping-pongs with an echo process.
 class PingPong {
  public:
-  PingPong() : child_(Child::spawn({"--echo"}, "unused")), socket_(io_) {
-    const auto ep = rdzv::parse_endpoint(child_.line());
+  PingPong() : child_(spawn_child({"--echo"}, "unused")), socket_(io_) {
+    const auto ep = rdzv::parse_endpoint(line_of(child_));
     socket_.connect({asio::ip::make_address(ep.host), ep.port});
     socket_.set_option(asio::ip::tcp::no_delay(true));
   }
   ~PingPong() {
     socket_.close();
-    child_.finish();
+    child_.stop();
   }
   double round_trips_per_s(int rounds) {
     char msg[80] = {};
@@ -215,7 +178,7 @@ class PingPong {
   }
 
  private:
-  Child child_;
+  base::Child child_;
   asio::io_context io_;
   asio::ip::tcp::socket socket_;
 };
@@ -228,33 +191,33 @@ class TcpStorePeer {
   }
 
  public:
-  TcpStorePeer() : child_(Child::spawn({peer("rendezvous_tcpstore.py"), "--rounds"}, "unused", peer("python3"))) {
-    if (child_.line() != "ready") throw std::runtime_error("the TCPStore peer did not start");
+  TcpStorePeer() : child_(spawn_child({peer("rendezvous_tcpstore.py"), "--rounds"}, "unused", peer("python3"))) {
+    if (line_of(child_) != "ready") throw std::runtime_error("the TCPStore peer did not start");
   }
-  ~TcpStorePeer() { child_.finish(); }
+  ~TcpStorePeer() { child_.stop(); }
   double pairs_per_s(int pairs) {
-    child_.send_line(std::to_string(pairs));
+    send_line_to(child_, std::to_string(pairs));
     double rate = 0;
-    std::sscanf(child_.line().c_str(), "tcpstore_pairs_per_s=%lf", &rate);
+    std::sscanf(line_of(child_).c_str(), "tcpstore_pairs_per_s=%lf", &rate);
     return rate;
   }
 
  private:
-  Child child_;
+  base::Child child_;
 };
 
 // One slipway client against a server process: blocking put+get, and the same
 // pairs through the async API with up to 128 pairs in flight.
 class SlipwayPeer {
  public:
-  explicit SlipwayPeer(const std::string& token) : server_(Child::spawn({"--serve"}, token)) {
-    client_ = rdzv::Client::connect(server_.line(), token, rdzv::Identity{"bench", 0, 0, "", 0});
+  explicit SlipwayPeer(const std::string& token) : server_(spawn_child({"--serve"}, token)) {
+    client_ = rdzv::Client::connect(line_of(server_), token, rdzv::Identity{"bench", 0, 0, "", 0});
     for (int i = 0; i < 100; ++i) keys_.push_back("key/" + std::to_string(i));
   }
   ~SlipwayPeer() {
     client_->leave(0);
     client_.reset();
-    server_.finish();
+    server_.stop();
   }
 
   double blocking_pairs_per_s(int pairs) {
@@ -298,7 +261,7 @@ class SlipwayPeer {
   }
 
  private:
-  Child server_;
+  base::Child server_;
   std::unique_ptr<rdzv::Client> client_;
   std::vector<std::string> keys_;
   const std::string value_ = std::string(64, 'v');
@@ -503,18 +466,18 @@ struct JoinFence {
 };
 
 JoinFence join_fence(std::uint32_t n, std::uint32_t per_agent, const std::string& token) {
-  Child server = Child::spawn({"--serve", "m=" + std::to_string(n)}, token);
-  const std::string endpoint = server.line();
-  const std::int64_t before = rss_bytes(server.pid);
+  base::Child server = spawn_child({"--serve", "m=" + std::to_string(n)}, token);
+  const std::string endpoint = line_of(server);
+  const std::int64_t before = rss_bytes(server.pid());
   Swarm swarm(endpoint, token, n, per_agent);
   JoinFence out;
-  const double server_cpu = cpu_ms(server.pid), own_cpu = own_cpu_ms();
+  const double server_cpu = cpu_ms(server.pid()), own_cpu = own_cpu_ms();
   out.ms = swarm.run_ms();
-  out.server_cpu_ms = cpu_ms(server.pid) - server_cpu;
+  out.server_cpu_ms = cpu_ms(server.pid()) - server_cpu;
   out.members_cpu_ms = own_cpu_ms() - own_cpu;
-  out.bytes_per_member = static_cast<double>(rss_bytes(server.pid) - before) / n;
+  out.bytes_per_member = static_cast<double>(rss_bytes(server.pid()) - before) / n;
   swarm.close();
-  server.finish();
+  server.stop();
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include "replay_cpu.hpp"
 #include "replay_roles.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 
@@ -39,7 +40,7 @@ RoleProcess spawn_role(const RoleSpec& spec, const std::vector<std::string>& ext
   base::SpawnOptions options;
   options.argv = {"/proc/self/exe", "replay"};
   for (auto& a : role_arguments(spec)) options.argv.push_back(std::move(a));
-  options.env = environment_with(extra_env);
+  options.env = base::environment_with(extra_env);
   options.stdout_fd = write_end.get();
   options.new_process_group = false;
   RoleProcess p;

@@ -17,14 +17,14 @@
 
 #include "peers.hpp"
 #include "resp_client.hpp"
+#include "slipway/base/child.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/held_port.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/server.hpp"
 #include "slipway/rendezvous/token.hpp"
-
-extern char** environ;
 
 namespace slipway::bench {
 namespace {
@@ -37,76 +37,31 @@ std::string peer(const std::string& name) {
   throw std::runtime_error(missing_peer_message(name));
 }
 
-// A server process: its stdin held open (json_replay.py ends when it
-// closes), its stdout readable line by line, stopped on destruction.
+// A server process (base::Child): its stdin held open (json_replay.py ends
+// when it closes), its stdout readable line by line, stopped on destruction
+// (SIGTERM, SIGKILL after 5 s).
 class ServerProcess {
  public:
-  ServerProcess(std::vector<std::string> argv, std::vector<std::string> extra_env, bool quiet) {
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-    base::UniqueFd in_read(in[0]), out_write(out[1]);
-    stdin_ = base::UniqueFd(in[1]);
-    stdout_ = base::UniqueFd(out[0]);
-    base::UniqueFd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-    base::SpawnOptions options;
-    options.argv = std::move(argv);
-    options.env = environment_with(extra_env);
-    options.stdin_fd = in_read.get();
-    options.stdout_fd = quiet ? null.get() : out_write.get();
-    pid_ = base::spawn(options);
-  }
-  ~ServerProcess() {
-    stdin_.reset();
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 100; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(50ms);
-    }
-    ::kill(pid_, SIGKILL);
-    base::wait_for(pid_);
-  }
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-  pid_t pid() const noexcept { return pid_; }
+  ServerProcess(std::vector<std::string> argv, const std::vector<std::string>& extra_env, bool quiet)
+      : child_(base::ChildOptions{std::move(argv), base::environment_with(extra_env),
+                                  quiet ? base::ChildOptions::Output::discard : base::ChildOptions::Output::pipe,
+                                  true, 5s}) {}
+  pid_t pid() const noexcept { return child_.pid(); }
 
   // Throws when the process has ended.
   void check_running(const std::string& what) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      throw std::runtime_error(what + " ended at start: " + base::ExitStatus::from_wait_status(status).describe());
-    }
+    if (auto ended = child_.poll_exit()) throw std::runtime_error(what + " ended at start: " + ended->describe());
   }
 
   // Its next stdout line within `timeout`; throws otherwise.
   std::string line(const std::string& what, std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    for (;;) {
-      if (auto pos = buffer_.find('\n'); pos != std::string::npos) {
-        std::string out = buffer_.substr(0, pos);
-        buffer_.erase(0, pos + 1);
-        return out;
-      }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) throw std::runtime_error(what + " printed nothing within " + std::to_string(timeout.count()) + " ms");
-      pollfd p{stdout_.get(), POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char chunk[512];
-      const ssize_t n = ::read(stdout_.get(), chunk, sizeof chunk);
-      if (n <= 0) {
-        check_running(what);
-        throw std::runtime_error(what + " closed its output");
-      }
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
+    if (auto line = child_.read_line(timeout)) return *line;
+    check_running(what);
+    throw std::runtime_error(what + " printed nothing within " + std::to_string(timeout.count()) + " ms");
   }
 
  private:
-  pid_t pid_ = -1;
-  base::UniqueFd stdin_, stdout_;
-  std::string buffer_;
+  base::Child child_;
 };
 
 class RedisService final : public ReplayService {
@@ -206,20 +161,6 @@ class SlipwayService final : public ReplayService {
 };
 
 }  // namespace
-
-std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view entry(*e);
-    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) {
-      const auto eq = x.find('=');
-      return entry.substr(0, eq + 1) == std::string_view(x).substr(0, eq + 1);
-    });
-    if (!replaced) env.emplace_back(entry);
-  }
-  env.insert(env.end(), extra.begin(), extra.end());
-  return env;
-}
 
 std::unique_ptr<ReplayService> start_redis(std::uint64_t capacity) { return std::make_unique<RedisService>(capacity); }
 std::unique_ptr<ReplayService> start_json(std::uint64_t capacity) { return std::make_unique<JsonService>(capacity); }

@@ -27,9 +27,6 @@ class ReplayService {
   virtual pid_t server_pid() const = 0;
 };
 
-// This process's environment with `extra` ("NAME=value") replacing or
-// adding those variables: the environment of the benchmark's processes.
-std::vector<std::string> environment_with(const std::vector<std::string>& extra);
 
 // Each throws std::runtime_error saying what is missing or what failed.
 // `ucx_tls`: UCX_TLS of slipway-replay and its clients (empty: UCX's own

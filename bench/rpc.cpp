@@ -45,6 +45,8 @@
 #include "bench_registry.hpp"
 #include "peers.hpp"
 #include "slipway/channels/endpoint.hpp"
+#include "slipway/base/child.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/rendezvous/token.hpp"
@@ -100,79 +102,18 @@ std::string self_dir() {
   return path.substr(0, path.rfind('/'));
 }
 
-std::vector<std::string> environment_with(const std::string& extra) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
-  if (!extra.empty()) env.push_back(extra);
-  return env;
+// A child with its stdout on a pipe; `keep_stdin`: its stdin stays open (a
+// server that ends when it closes), else it is closed at once. Stopped on
+// destruction: its stdin closed, 5 s to end by itself, then SIGKILL.
+base::Child start_child(std::vector<std::string> argv, const std::string& extra_env, bool keep_stdin) {
+  base::ChildOptions options;
+  options.argv = std::move(argv);
+  options.env = extra_env.empty() ? base::this_environment() : base::environment_with({extra_env});
+  options.terminate_on_stop = false;
+  base::Child child(std::move(options));
+  if (!keep_stdin) child.close_stdin();
+  return child;
 }
-
-// A child process with a pipe to its stdin and one from its stdout.
-class Child {
- public:
-  Child(std::vector<std::string> argv, const std::string& extra_env, bool keep_stdin) {
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
-      throw std::runtime_error("pipe failed");
-    }
-    base::UniqueFd in_read(in[0]), out_write(out[1]);
-    stdin_ = base::UniqueFd(in[1]);
-    stdout_ = base::UniqueFd(out[0]);
-    base::SpawnOptions options;
-    options.argv = std::move(argv);
-    options.env = environment_with(extra_env);
-    options.new_process_group = false;
-    options.stdin_fd = in_read.get();
-    options.stdout_fd = out_write.get();
-    pid_ = base::spawn(options);
-    if (!keep_stdin) stdin_.reset();
-  }
-  ~Child() {
-    stdin_.reset();  // servers end when their stdin closes
-    if (pid_ <= 0) return;
-    for (int i = 0; i < 100; ++i) {  // 5 s, then it is killed
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ::kill(pid_, SIGKILL);
-    base::wait_for(pid_);
-  }
-  void kill() {
-    if (pid_ > 0) ::kill(pid_, SIGKILL);
-  }
-  pid_t pid() const { return pid_; }
-  // One line of its stdout, waiting at most `timeout`.
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout) {
-    auto deadline = Clock::now() + timeout;
-    for (;;) {
-      if (auto pos = buffer_.find('\n'); pos != std::string::npos) {
-        std::string line = buffer_.substr(0, pos);
-        buffer_.erase(0, pos + 1);
-        return line;
-      }
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      pollfd p{stdout_.get(), POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char chunk[4096];
-      ssize_t n = ::read(stdout_.get(), chunk, sizeof chunk);
-      if (n <= 0) return std::nullopt;
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-  base::ExitStatus wait() {
-    auto status = base::wait_for(pid_);
-    pid_ = -1;
-    return status;
-  }
-
- private:
-  pid_t pid_ = -1;
-  base::UniqueFd stdin_;
-  base::UniqueFd stdout_;
-  std::string buffer_;
-};
 
 std::string to_hex(const channels::Bytes& bytes) {
   static const char* digits = "0123456789abcdef";
@@ -216,7 +157,7 @@ int serve(const std::string& tls, const Mode& mode) {
 }
 
 Latency measure_courier(const std::string& tls, std::size_t size, int iters, const Mode& mode) {
-  Child callee({self_dir() + "/slipway-bench", "rpc", "--serve", tls, mode.name,
+  base::Child callee = start_child({self_dir() + "/slipway-bench", "rpc", "--serve", tls, mode.name,
                 mode.caller_progress ? "1" : "0", std::to_string(mode.poll_limit_us),
                 std::to_string(mode.busy_poll_us)},
                "", true);
@@ -252,13 +193,13 @@ std::optional<double> perftest_one_way(const std::string& tls, std::size_t size,
                                      std::to_string(iters), "-p", std::to_string(port)};
   std::vector<std::string> server_argv = {"ucx_perftest"};
   server_argv.insert(server_argv.end(), common.begin(), common.end());
-  Child server(server_argv, env, false);
+  base::Child server = start_child(server_argv, env, false);
   for (int attempt = 0; attempt < 30; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::vector<std::string> client_argv = {"ucx_perftest", "127.0.0.1"};
     client_argv.insert(client_argv.end(), common.begin(), common.end());
     client_argv.insert(client_argv.end(), {"-R", std::to_string(rank)});
-    Child client(client_argv, env, false);
+    base::Child client = start_child(client_argv, env, false);
     std::optional<double> typical;
     // ucx_perftest polls; on a loaded host it can crawl: give it 2 minutes.
     auto deadline = Clock::now() + std::chrono::minutes(2);
@@ -274,8 +215,8 @@ std::optional<double> perftest_one_way(const std::string& tls, std::size_t size,
       }
     }
     if (!typical && Clock::now() >= deadline) {
-      client.kill();
-      server.kill();
+      client.signal(SIGKILL);
+      server.signal(SIGKILL);
       return std::nullopt;
     }
     if (client.wait().success() && typical) return typical;
@@ -295,10 +236,10 @@ std::optional<Latency> measure_grpc(std::size_t size, int iters) {
   const auto found = bench::find_peer("slipway-grpc-echo");
   if (!found) return std::nullopt;
   const std::string& binary = *found;
-  Child server({binary, "serve"}, "", true);
+  base::Child server = start_child({binary, "serve"}, "", true);
   auto line = server.read_line(std::chrono::seconds(30));
   if (!line || line->rfind("port ", 0) != 0) return std::nullopt;
-  Child client({binary, "ping", "127.0.0.1:" + line->substr(5), std::to_string(size),
+  base::Child client = start_child({binary, "ping", "127.0.0.1:" + line->substr(5), std::to_string(size),
                 std::to_string(iters)},
                "", false);
   Latency out;

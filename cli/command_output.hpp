@@ -7,15 +7,16 @@
 // `max_bytes` of them (the rest is read and dropped). A program still
 // running after `timeout` is killed (SIGKILL, with its process group) and
 // reported as timed_out. A program that cannot be started is reported as
-// not started, with the reason in `output`. first_line() is the first line
-// of a program's output, cut at `max_chars` (with "..."), for one-line
-// findings.
+// not started, with the reason in `output`. base::first_line() gives the
+// first line of one, for one-line findings.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "slipway/base/run_captured.hpp"
 
 namespace slipway::cli {
 
@@ -30,7 +31,5 @@ struct CommandOutput {
 CommandOutput run_for_output(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                              const std::string& input = {}, const std::vector<std::string>& extra_env = {},
                              std::size_t max_bytes = 1 << 20);
-
-std::string first_line(const std::string& text, std::size_t max_chars = 200);
 
 }  // namespace slipway::cli

@@ -70,7 +70,7 @@ bool check_srun_plugin(DoctorReport& r, const std::string& host) {
   if (help.output.find("--program") != std::string::npos) {
     r.ok(host, "plugin", "srun --help offers --program (slipway.so is loaded)");
   } else if (!help.ok()) {
-    r.problem(host, "plugin", "srun --help failed: " + first_line(help.output),
+    r.problem(host, "plugin", "srun --help failed: " + base::first_line(help.output),
               "check that Slurm is configured here (SLURM_CONF, slurmctld reachable)");
   } else {
     r.problem(host, "plugin", "srun --help has no --program: slipway.so is not in Slurm's plugstack here",
@@ -129,7 +129,7 @@ void check_python(DoctorReport& r, const std::string& host) {
   if (imported.ok()) {
     r.ok(host, "python", "/usr/bin/python3 imports slipway from " + dir);
   } else {
-    r.problem(host, "python", "/usr/bin/python3 cannot import slipway from " + dir + ": " + first_line(imported.output),
+    r.problem(host, "python", "/usr/bin/python3 cannot import slipway from " + dir + ": " + base::first_line(imported.output),
               "install Debian's python3 and the slipway package");
   }
 }
@@ -233,7 +233,7 @@ void check_ports(DoctorReport& r, const std::string& host) {
       r.ok(h, "ports", "reaches " + target + " (a rendezvous port of this host)");
     } else if (!srun.started || srun.output.find(h) != std::string::npos || reached.empty()) {
       r.problem(h, "ports", "did not reach " + target + " in 30 s" +
-                    (srun.ok() ? std::string() : " (srun: " + first_line(srun.output) + ")"),
+                    (srun.ok() ? std::string() : " (srun: " + base::first_line(srun.output) + ")"),
                 "let the compute hosts open TCP connections to " + host + "'s " + range +
                     " (where a program's rendezvous listens; set " + std::string(core::env::kAdvertiseHost) + " if " + advertise +
                     " is not the address they should use)");
@@ -246,7 +246,7 @@ void check_ports(DoctorReport& r, const std::string& host) {
 
 int run_user_doctor(const std::string& run_root) {
   DoctorReport r;
-  const std::string host = this_host();
+  const std::string host = base::this_host_name();
   const bool has_slurm = check_srun_plugin(r, host);
   if (has_slurm) {
     r.add(munge_findings(host, munge_status()));
@@ -269,7 +269,7 @@ int run_admin_doctor(const std::string& partition) {
   if (!partition.empty()) sinfo.insert(sinfo.end(), {"-p", partition});
   CommandOutput nodes = run_for_output(sinfo, seconds(30));
   if (!nodes.ok()) {
-    r.problem(here.host, "srun", "sinfo failed: " + first_line(nodes.output),
+    r.problem(here.host, "srun", "sinfo failed: " + base::first_line(nodes.output),
               "run slipway doctor --admin where Slurm's commands work (a login node)");
     r.print(stdout);
     return r.exit_code();
@@ -304,7 +304,7 @@ int run_admin_doctor(const std::string& partition) {
       std::string error;
       auto facts = out.ok() ? facts_from_text(out.output, error) : std::nullopt;
       if (!facts) {
-        const std::string why = out.timed_out ? "no answer in 120 s" : first_line(out.output.empty() ? error : out.output);
+        const std::string why = out.timed_out ? "no answer in 120 s" : base::first_line(out.output.empty() ? error : out.output);
         r.problem(hosts[i], "srun", "srun of slipway doctor there failed: " + why,
                   "check that " + self_path() + " is installed on " + hosts[i] +
                       " (the slipway package) and that jobs run there");
@@ -328,7 +328,7 @@ int run_probe(const std::string& target) {
   addrinfo* found = nullptr;
   if (colon == std::string::npos ||
       ::getaddrinfo(target.substr(0, colon).c_str(), target.substr(colon + 1).c_str(), &hints, &found) != 0) {
-    std::fprintf(stderr, "%s: cannot resolve %s (give HOST:PORT)\n", this_host().c_str(), target.c_str());
+    std::fprintf(stderr, "%s: cannot resolve %s (give HOST:PORT)\n", base::this_host_name().c_str(), target.c_str());
     return 2;
   }
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, &::freeaddrinfo);
@@ -338,11 +338,11 @@ int run_probe(const std::string& target) {
   int error = 0;
   socklen_t len = sizeof error;
   if (::poll(&p, 1, 10000) <= 0 || ::getsockopt(s.get(), SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
-    std::fprintf(stderr, "%s: cannot reach %s: %s\n", this_host().c_str(), target.c_str(),
+    std::fprintf(stderr, "%s: cannot reach %s: %s\n", base::this_host_name().c_str(), target.c_str(),
                  error ? std::strerror(error) : "timed out");
     return 1;
   }
-  const std::string name = this_host() + "\n";
+  const std::string name = base::this_host_name() + "\n";
   return ::write(s.get(), name.data(), name.size()) == static_cast<ssize_t>(name.size()) ? 0 : 1;
 }
 

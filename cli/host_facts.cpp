@@ -1,5 +1,6 @@
 // What one host says about its slipway and Slurm set-up (see header).
 #include "host_facts.hpp"
+#include "slipway/base/local_address.hpp"
 
 #include <unistd.h>
 
@@ -57,11 +58,11 @@ std::string check_munge(const std::string& auth_info) {  // AuthInfo of slurm.co
   std::vector<std::string> encode{"munge", "--no-input"};
   encode.insert(encode.end(), socket.begin(), socket.end());
   CommandOutput credential = run_for_output(encode, seconds(5));
-  if (!credential.ok()) return "munge cannot make a credential: " + first_line(credential.output);
+  if (!credential.ok()) return "munge cannot make a credential: " + base::first_line(credential.output);
   std::vector<std::string> decode{"unmunge"};
   decode.insert(decode.end(), socket.begin(), socket.end());
   CommandOutput decoded = run_for_output(decode, seconds(5), credential.output);
-  if (!decoded.ok()) return "unmunge refused this host's own credential: " + first_line(decoded.output);
+  if (!decoded.ok()) return "unmunge refused this host's own credential: " + base::first_line(decoded.output);
   return "ok";
 }
 
@@ -86,17 +87,11 @@ std::string* field(HostFacts& f, const std::string& key) {
 
 }  // namespace
 
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
 std::string munge_status() { return check_munge(config_value(slurm_conf_as_config(), "AuthInfo")); }
 
 HostFacts gather_host_facts() {
   HostFacts f;
-  f.host = this_host();
+  f.host = base::this_host_name();
   f.slipway_version = SLIPWAY_VERSION;
   CommandOutput version = run_for_output({"srun", "--version"}, seconds(10));
   std::smatch m;

@@ -35,8 +35,7 @@ struct HostFacts {
 };
 
 HostFacts gather_host_facts();
-// This host's name (gethostname).
-std::string this_host();
+
 // Whether munge makes a credential that unmunge decodes here (the socket
 // from slurm.conf's AuthInfo): "ok", "absent" or what failed; the facts'
 // `munge` field. munge_findings() judges it.

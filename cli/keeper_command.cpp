@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "commands.hpp"
+#include "slipway/base/local_address.hpp"
 #include "running_program.hpp"
 
 #include "slipway/core/contract.hpp"
@@ -35,9 +36,7 @@ void register_keeper(CLI::App& app, CommandContext& ctx) {
     if (const char* node = std::getenv("SLURMD_NODENAME"); node && *node) {
       host = node;
     } else {
-      char name[256] = {};
-      gethostname(name, sizeof name - 1);
-      host = name;
+      host = base::this_host_name();
     }
     std::mutex mutex;
     std::condition_variable changed;

@@ -1,5 +1,6 @@
 // Connecting to a running program's rendezvous as an observer.
 #include "running_program.hpp"
+#include "slipway/base/local_address.hpp"
 
 #include <unistd.h>
 
@@ -44,8 +45,7 @@ std::string requester(const std::string& command) {
     const char* replica = std::getenv(core::env::kReplica);
     return std::string(node) + "." + (replica ? replica : "?");
   }
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  const std::string host = base::this_host_name();
   const char* user = std::getenv("USER");
   return "slipway " + command + " (" + std::string(user ? user : "user") + "@" + host + ")";
 }

@@ -20,6 +20,7 @@
 
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/launch/run_history.hpp"
 #include "top_keys.hpp"
@@ -28,7 +29,6 @@
 #include "top_source.hpp"
 #include "top_view.hpp"
 
-extern char** environ;
 
 namespace slipway::cli {
 namespace {
@@ -92,7 +92,7 @@ void page(const std::string& path) {
   const char* pager = std::getenv("PAGER");
   if (pager && *pager) spawn.argv = {"/bin/sh", "-c", std::string(pager) + " \"$1\"", "sh", path};
   else spawn.argv = {"less", "+G", path};
-  for (char** e = environ; *e; ++e) spawn.env.emplace_back(*e);
+  spawn.env = base::this_environment();
   spawn.new_process_group = false;  // the pager reads the terminal: it stays in the foreground group
   const pid_t pid = base::spawn(spawn);
   int status = 0;

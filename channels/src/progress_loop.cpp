@@ -83,23 +83,15 @@ PollWindow::Duration PollWindow::next(Duration limit) noexcept {
 }
 
 ProgressLoop::ProgressLoop(std::shared_ptr<ucx::Worker> worker) : worker_(std::move(worker)) {
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) throw os_error("epoll_create1");
-  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
-    ::close(epoll_fd_);
-    throw os_error("eventfd");
-  }
-  for (int fd : {worker_->event_fd(), wake_fd_}) {
+  epoll_fd_.reset(::epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_fd_) throw os_error("epoll_create1");
+  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!wake_fd_) throw os_error("eventfd");
+  for (int fd : {worker_->event_fd(), wake_fd_.get()}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
-      auto err = os_error("epoll_ctl");
-      ::close(wake_fd_);
-      ::close(epoll_fd_);
-      throw err;
-    }
+    if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) throw os_error("epoll_ctl");
   }
 }
 
@@ -111,8 +103,6 @@ ProgressLoop::~ProgressLoop() {
       stop([] {}, std::chrono::milliseconds(0));
     }
   }
-  ::close(wake_fd_);
-  ::close(epoll_fd_);
 }
 
 void ProgressLoop::start(Settings settings) {
@@ -121,7 +111,7 @@ void ProgressLoop::start(Settings settings) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = settings_.io_fd;
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, settings_.io_fd, &ev) != 0) throw os_error("epoll_ctl");
+    if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, settings_.io_fd, &ev) != 0) throw os_error("epoll_ctl");
   }
   {
     std::lock_guard lock(mutex_);
@@ -176,7 +166,7 @@ void ProgressLoop::cancel(const TimerKey& key) { timers_.erase(key); }
 
 void ProgressLoop::wake() {
   std::uint64_t one = 1;
-  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+  [[maybe_unused]] auto n = ::write(wake_fd_.get(), &one, sizeof one);
 }
 
 void ProgressLoop::watch_worker(bool on) noexcept {
@@ -187,7 +177,7 @@ void ProgressLoop::watch_worker(bool on) noexcept {
     epoll_event ev{};
     ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
     ev.data.fd = fd;
-    [[maybe_unused]] int rc = ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+    [[maybe_unused]] int rc = ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_MOD, fd, &ev);
   }
 }
 
@@ -326,11 +316,11 @@ void ProgressLoop::hand_back(bool wake_loop) noexcept {
 
 void ProgressLoop::sleep_once(const timespec& timeout) noexcept {
   epoll_event events[3];
-  const int n = ::epoll_pwait2(epoll_fd_, events, 3, &timeout, nullptr);
+  const int n = ::epoll_pwait2(epoll_fd_.get(), events, 3, &timeout, nullptr);
   for (int i = 0; i < n; ++i) {
-    if (events[i].data.fd == wake_fd_) {
+    if (events[i].data.fd == wake_fd_.get()) {
       std::uint64_t count = 0;
-      [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
+      [[maybe_unused]] auto r = ::read(wake_fd_.get(), &count, sizeof count);
     }
   }
 }

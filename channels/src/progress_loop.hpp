@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "slipway/base/unique_fd.hpp"
 #include "slipway/channels/ucx/worker.hpp"
 
 namespace slipway::channels::detail {
@@ -192,8 +193,8 @@ class ProgressLoop {
   bool take_from_poller();
 
   std::shared_ptr<ucx::Worker> worker_;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  base::UniqueFd epoll_fd_;
+  base::UniqueFd wake_fd_;
   std::thread thread_;
   std::atomic<std::thread::id> owner_{};
   std::atomic<bool> running_{false};

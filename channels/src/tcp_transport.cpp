@@ -425,38 +425,29 @@ TcpTransport::TcpTransport(Settings settings, FrameSink sink)
     throw ChannelError(Errc::invalid_argument,
                        "'" + settings_.address + "' is not a numeric IP address to listen on");
   }
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) throw os_error("epoll_create1");
-  auto fail = [&](const std::string& what) {
-    auto error = os_error(what);
-    if (listen_fd_ >= 0) ::close(listen_fd_);
-    ::close(epoll_fd_);
-    return error;
-  };
-  listen_fd_ = ::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) throw fail("socket");
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0) {
-    throw fail("listening for courier connections on " + settings_.address);
+  epoll_fd_.reset(::epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_fd_) throw os_error("epoll_create1");
+  listen_fd_.reset(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listen_fd_) throw os_error("socket");
+  if (::bind(listen_fd_.get(), reinterpret_cast<sockaddr*>(&address), length) != 0) {
+    throw os_error("listening for courier connections on " + settings_.address);
   }
-  if (::listen(listen_fd_, 1024) != 0) throw fail("listen");
+  if (::listen(listen_fd_.get(), 1024) != 0) throw os_error("listen");
   sockaddr_storage bound{};
   socklen_t bound_length = sizeof bound;
-  if (::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &bound_length) != 0) {
-    throw fail("getsockname");
+  if (::getsockname(listen_fd_.get(), reinterpret_cast<sockaddr*>(&bound), &bound_length) != 0) {
+    throw os_error("getsockname");
   }
   port_ = ntohs(bound.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
                                            : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
-  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  spare_fd_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   listener_ = std::make_unique<Listener>(*this);
-  listener_id_ = watch(listener_.get(), listen_fd_, EPOLLIN);
+  listener_id_ = watch(listener_.get(), listen_fd_.get(), EPOLLIN);
 }
 
 TcpTransport::~TcpTransport() {
   closing_.clear();
   inbound_.clear();
-  ::close(listen_fd_);
-  if (spare_fd_ >= 0) ::close(spare_fd_);
-  ::close(epoll_fd_);
 }
 
 std::uint64_t TcpTransport::watch(Watched* watched, int fd, std::uint32_t events) {
@@ -464,7 +455,7 @@ std::uint64_t TcpTransport::watch(Watched* watched, int fd, std::uint32_t events
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = id;
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) throw os_error("epoll_ctl");
+  if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) throw os_error("epoll_ctl");
   watched_[id] = watched;
   return id;
 }
@@ -473,11 +464,11 @@ void TcpTransport::rewatch(std::uint64_t id, int fd, std::uint32_t events) noexc
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = id;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_MOD, fd, &ev);
 }
 
 void TcpTransport::unwatch(std::uint64_t id, int fd) noexcept {
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
   watched_.erase(id);
 }
 
@@ -494,7 +485,7 @@ void TcpTransport::close_inbound(std::uint64_t id) noexcept {
 
 bool TcpTransport::progress() {
   epoll_event events[64];
-  int n = ::epoll_wait(epoll_fd_, events, 64, 0);
+  int n = ::epoll_wait(epoll_fd_.get(), events, 64, 0);
   for (int i = 0; i < n; ++i) {
     // A connection closed by an earlier event of this batch is gone.
     auto it = watched_.find(events[i].data.u64);
@@ -514,7 +505,7 @@ bool TcpTransport::evict_one() noexcept {
 }
 
 int TcpTransport::accept_one() noexcept {
-  return ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  return ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
 void TcpTransport::accept_all() {
@@ -526,13 +517,13 @@ void TcpTransport::accept_all() {
         closing_.clear();  // its descriptor is free now
         continue;
       }
-      if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+      if ((errno == EMFILE || errno == ENFILE) && spare_fd_) {
         // Out of descriptors with nothing to evict: take the connection
         // off the queue and close it, or the listener stays ready forever.
-        ::close(spare_fd_);
-        int refused = accept_one();
-        if (refused >= 0) ::close(refused);
-        spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        spare_fd_.reset();
+        base::UniqueFd refused(accept_one());
+        refused.reset();
+        spare_fd_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         continue;
       }
       return;  // EAGAIN: all taken

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "slipway/base/unique_fd.hpp"
 #include "link.hpp"
 
 namespace slipway::channels::detail {
@@ -60,7 +61,7 @@ class TcpTransport {
   TcpTransport(const TcpTransport&) = delete;
   TcpTransport& operator=(const TcpTransport&) = delete;
 
-  int fd() const noexcept { return epoll_fd_; }
+  int fd() const noexcept { return epoll_fd_.get(); }
   const std::string& address() const noexcept { return settings_.address; }
   std::uint16_t port() const noexcept { return port_; }
 
@@ -95,9 +96,9 @@ class TcpTransport {
 
   Settings settings_;
   FrameSink sink_;
-  int epoll_fd_ = -1;
-  int listen_fd_ = -1;
-  int spare_fd_ = -1;  // closed to accept (and refuse) a connection when out of descriptors
+  base::UniqueFd epoll_fd_;
+  base::UniqueFd listen_fd_;
+  base::UniqueFd spare_fd_;  // closed to accept (and refuse) a connection when out of descriptors
   std::uint16_t port_ = 0;
   std::uint64_t next_id_ = 1;
   std::uint64_t listener_id_ = 0;

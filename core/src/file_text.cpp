@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include "slipway/base/unique_fd.hpp"
+
 namespace slipway::core {
 namespace {
 
@@ -51,15 +53,12 @@ std::optional<std::string> read_text_file(const std::string& path, std::size_t m
                                           std::string& error) {
   if (path == "-") return read_bounded(STDIN_FILENO, max_bytes, error);
   // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  const base::UniqueFd owned(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  const int fd = owned.get();
   if (fd < 0) {
     error = errno_text(errno);
     return std::nullopt;
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     error = errno_text(errno);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "slipway/base/local_address.hpp"
 #include "slipway/core/plan.hpp"
 
 namespace slipway::core {
@@ -30,12 +31,6 @@ std::uint64_t total_memory_mb() {
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / (1024 * 1024);
 }
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
-
 }  // namespace
 
 Allocation local_allocation(const LocalAllocationOptions& options) {
@@ -43,7 +38,7 @@ Allocation local_allocation(const LocalAllocationOptions& options) {
   Allocation allocation;
   for (std::uint32_t i = 0; i < count; ++i) {
     Host host;
-    host.name = count == 1 ? this_host_name() : "local" + std::to_string(i);
+    host.name = count == 1 ? base::this_host_name() : "local" + std::to_string(i);
     host.address = "127.0.0.1";
     host.cpus = options.cpus_per_host ? *options.cpus_per_host : usable_cpus();
     host.gpus = options.gpus_per_host.value_or(0);

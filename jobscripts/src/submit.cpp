@@ -3,61 +3,24 @@
 #include "slipway/jobscripts/submit.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <system_error>
 
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
-
-extern char** environ;
+#include "slipway/base/write_all.hpp"
 
 namespace slipway::jobscripts {
 namespace {
 
+// This environment without the SPANK plugin's re-exec marker.
 std::vector<std::string> environment_for_sbatch() {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    if (!entry.starts_with(std::string(core::env::kSpankReexec) + "=")) {
-      env.emplace_back(entry);
-    }
-  }
-  return env;
-}
-
-// Ignores SIGPIPE while alive (sbatch may exit before reading everything:
-// its status then tells what happened).
-class IgnoreSigpipe {
- public:
-  IgnoreSigpipe() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ignore, &saved_);
-  }
-  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
-  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
-  ~IgnoreSigpipe() { sigaction(SIGPIPE, &saved_, nullptr); }
-
- private:
-  struct sigaction saved_ {};
-};
-
-void write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return;  // sbatch stopped reading; its exit status reports why
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  const std::string marker = std::string(core::env::kSpankReexec) + "=";
+  return base::environment_without([&](std::string_view entry) { return entry.starts_with(marker); });
 }
 
 }  // namespace
@@ -80,11 +43,10 @@ int submit_batch_script(const std::string& script, const std::vector<std::string
   const pid_t pid = base::spawn(spawn);
   read_end.reset();
 
-  {
-    IgnoreSigpipe guard;
-    write_all(write_end.get(), script);
-    write_end.reset();
-  }
+  // sbatch may exit before reading everything: its status then tells what
+  // happened (EPIPE here, never SIGPIPE).
+  base::write_all_to_pipe(write_end.get(), script);
+  write_end.reset();
   return base::wait_for(pid).shell_code();
 }
 

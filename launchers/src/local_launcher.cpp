@@ -13,6 +13,7 @@
 #include <string>
 
 #include "launcher_loop.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/scratch_dir.hpp"
 #include "slipway/core/plan_json.hpp"
@@ -26,8 +27,6 @@
 #include "slipway/tasks/task_log.hpp"
 #include "slipway/tasks/task_runner.hpp"
 
-
-extern char** environ;
 
 namespace slipway::launch {
 namespace {
@@ -82,7 +81,7 @@ class LocalRun : public LauncherLoop {
       spawn.argv.push_back("--task");
       spawn.argv.push_back(plan().tasks[task].name());
     }
-    spawn.env = tasks::inherited_environment(environ);
+    spawn.env = base::this_environment();
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());  // later entries win
     spawn.new_process_group = true;  // Ctrl-C reaches the launcher only
     spawn.parent_death_signal = SIGTERM;
@@ -163,7 +162,7 @@ class LocalRun : public LauncherLoop {
     runner_options.advertise_host = tasks::advertise_host_from_environment("", control().endpoint());
     runner_options.wire_timeout = tasks::wire_timeout_from_environment(options_.wire_timeout);
     runner_options.grace = options_.grace / 2;
-    runner_options.inherited_env = tasks::inherited_environment(environ);
+    runner_options.inherited_env = base::this_environment();
     runner_options.hooks.push_back(&horovod_hooks_);
     runner_ = std::make_unique<tasks::TaskRunner>(plan(), *control_, std::move(runner_options));
     runner_source_ = std::make_unique<RunnerSource>(*this);

@@ -28,8 +28,10 @@
 #include "launcher_loop.hpp"
 #include "slipway/core/plan_json.hpp"
 #include "slipway/core/satellite_slots.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/local_address.hpp"
 #include "slipway/base/process.hpp"
+#include "slipway/base/run_captured.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/launch/run_outcome.hpp"
@@ -40,7 +42,6 @@
 #include "slipway/launch/srun_stderr.hpp"
 #include "slipway/rendezvous/server.hpp"
 
-extern char** environ;
 
 namespace slipway::launch {
 namespace {
@@ -49,78 +50,32 @@ namespace {
 // ran asked for no GPU or other GRES: the job then holds none, and there is
 // nothing to ask scontrol.
 
-// What scontrol prints for `commands` given on its standard input: one
-// process for every query (its start-up and authentication cost more than
-// the queries). Empty when it fails. Commands are built from Slurm's own
-// variables (job ids, host names), quoted.
-std::string scontrol(const std::vector<std::string>& commands) {
-  std::string command = "printf '%s\\n'";
-  for (const auto& c : commands) command += " '" + c + "'";
-  command += " | scontrol 2>/dev/null";
-  std::string output;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[4096];
-    while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-    pclose(pipe);
-  }
-  return output;
-}
-
-// This process's environment ("NAME=VALUE" entries) without those `drop`
-// says so.
-std::vector<std::string> environment_without(const std::function<bool(std::string_view)>& drop) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    if (!drop(*e)) env.emplace_back(*e);
-  }
-  return env;
-}
-
 const auto keep_all = [](std::string_view) { return false; };
 
-// What a command printed on its standard output and error, and how it
-// ended (sbatch, scancel: short outputs).
-struct Captured {
-  base::ExitStatus exit;
-  std::string out;
-  std::string err;
-};
-
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0 && text.size() < 65536) text.append(buffer, static_cast<std::size_t>(n));
+// What scontrol prints for `commands` given on its standard input, one a
+// line: one process for every query (its start-up and authentication cost
+// more than the queries). Empty when it fails.
+std::string scontrol(const std::vector<std::string>& commands) {
+  base::CaptureOptions options;
+  options.argv = {"scontrol"};
+  options.env = base::environment_without(keep_all);
+  for (const auto& c : commands) options.input += c + "\n";
+  try {
+    return base::run_captured(options).out;
+  } catch (const std::exception&) {
+    return {};
   }
-  return text;
 }
 
-Captured run_captured(std::vector<std::string> argv, std::vector<std::string> env) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  base::UniqueFd out_read(out[0]), out_write(out[1]);
-  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  base::UniqueFd err_read(err[0]), err_write(err[1]);
-  base::SpawnOptions spawn;
-  spawn.argv = std::move(argv);
-  spawn.env = std::move(env);
-  spawn.stdout_fd = out_write.get();
-  spawn.stderr_fd = err_write.get();
-  const pid_t pid = base::spawn(spawn);
-  out_write.reset();
-  err_write.reset();
-  Captured captured;
-  captured.out = read_all(out_read.get());
-  captured.err = read_all(err_read.get());
-  captured.exit = base::wait_for(pid);
-  return captured;
+// What a command (sbatch, scancel) printed, and how it ended.
+base::CapturedRun run_captured(std::vector<std::string> argv, std::vector<std::string> env) {
+  base::CaptureOptions options;
+  options.argv = std::move(argv);
+  options.env = std::move(env);
+  return base::run_captured(options);
 }
 
-std::string first_line(const std::string& text) {
-  const std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
-}
+std::string first_line(const std::string& text) { return base::first_line(text, 300); }
 
 // A host name as a keeper reports it: Slurm node names only.
 bool valid_host_name(const std::string& host) {
@@ -282,8 +237,7 @@ class SlurmRun : public LauncherLoop {
       say("page and metrics of the program: " + url + " (with the view token: docs/observe.md)");
       return;
     }
-    char name[256] = {};
-    ::gethostname(name, sizeof name - 1);
+    const std::string name = base::this_host_name();
     const std::string port = url.substr(url.rfind(':') + 1, url.size() - url.rfind(':') - 2);
     say("page and metrics of the program: " + url + " on " + name + "; from the login node: ssh -N -L " + port +
         ":127.0.0.1:" + port + " " + name + ", then open http://127.0.0.1:" + port + "/");
@@ -447,7 +401,7 @@ class SlurmRun : public LauncherLoop {
     base::SpawnOptions spawn;
     spawn.argv = srun_command(step);
     // A satellite's step takes nothing of the allocation's SLURM_* variables.
-    spawn.env = environment_without([in_job](std::string_view entry) {
+    spawn.env = base::environment_without([in_job](std::string_view entry) {
       return step_drops_variable(entry) || (!in_job && satellite_drops_variable(entry));
     });
     spawn.env.insert(spawn.env.end(), env.begin(), env.end());
@@ -504,10 +458,10 @@ class SlurmRun : public LauncherLoop {
 
   // sbatch of a satellite job: its id, or nothing (`why` says why).
   std::optional<std::string> sbatch_satellite(const SatelliteRequest& request, std::string& why) {
-    std::vector<std::string> env = environment_without(satellite_drops_variable);
+    std::vector<std::string> env = base::environment_without(satellite_drops_variable);
     env.push_back(std::string(core::env::kRunDir) + "=" + run_dir().path());
     try {
-      Captured sbatch = run_captured(satellite_sbatch_command(request), std::move(env));
+      base::CapturedRun sbatch = run_captured(satellite_sbatch_command(request), std::move(env));
       if (auto id = parse_job_id(sbatch.out); id && sbatch.exit.success()) return id;
       why = "sbatch " + sbatch.exit.describe() + ": " + first_line(sbatch.err.empty() ? sbatch.out : sbatch.err);
     } catch (const std::exception& e) {
@@ -519,7 +473,7 @@ class SlurmRun : public LauncherLoop {
   void cancel_satellite(const std::string& id) {
     satellites_.remove(id);
     try {
-      Captured scancel = run_captured({"scancel", id}, environment_without(keep_all));
+      base::CapturedRun scancel = run_captured({"scancel", id}, base::environment_without(keep_all));
       if (!scancel.exit.success()) {
         say("scancel " + id + " " + scancel.exit.describe() + ": " + first_line(scancel.err));
       }
@@ -842,7 +796,7 @@ LaunchOutcome run_under_salloc(const SlurmLaunchOptions& options, const core::Pr
   setenv(core::env::kLaunchInSalloc, "1", 1);
   base::SpawnOptions spawn;
   spawn.argv = std::move(argv);
-  spawn.env = environment_without(keep_all);
+  spawn.env = base::environment_without(keep_all);
   spawn.new_process_group = false;
   // Killed ourselves (the `srun` pid a user may kill -9): salloc revokes
   // the allocation, as it did when it ran in our place.
@@ -932,11 +886,7 @@ LaunchOutcome run_slurm(const SlurmLaunchOptions& options, const core::Program& 
       advertise = base::local_address_toward(*node_addr).value_or("");
     }
   }
-  if (advertise.empty()) {
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    advertise = name;
-  }
+  if (advertise.empty()) advertise = base::this_host_name();
   auto planned = core::make_plan(program, allocation_of(*job));
   if (!planned.ok()) {
     LaunchOutcome refused;

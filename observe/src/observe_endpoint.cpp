@@ -1,5 +1,6 @@
 // The routes of the observe endpoint (observe_endpoint.hpp).
 #include "slipway/observe/observe_endpoint.hpp"
+#include "slipway/base/local_address.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -112,10 +113,7 @@ bool ObserveEndpoint::loopback() const { return server_->loopback(); }
 
 std::string ObserveEndpoint::url() const {
   std::string host = server_->host();
-  if (host == "0.0.0.0" || host == "::") {
-    char name[256] = {};
-    host = ::gethostname(name, sizeof name - 1) == 0 ? name : "localhost";
-  }
+  if (host == "0.0.0.0" || host == "::") host = base::this_host_name();
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   return "http://" + host + ":" + std::to_string(server_->port()) + "/";
 }

@@ -55,7 +55,7 @@ void AsioTransport::listen(asio::ip::tcp::acceptor& acceptor) {
   acceptor.set_option(asio::ip::tcp::no_delay(true), ec);
   if (!ec) acceptor.non_blocking(true, ec);
   if (ec) throw std::system_error(ec, "rendezvous: preparing the listener");
-  listener_ = detail::Fd(acceptor.release());
+  listener_ = base::UniqueFd(acceptor.release());
   epoll_event ev{};
   ev.data.u64 = kListenerKey;
   if (::epoll_ctl(events_.native_handle(), EPOLL_CTL_ADD, listener_.get(), &ev) != 0) {
@@ -130,7 +130,7 @@ void AsioTransport::accept_ready() {
   for (int k = 0; k < kAcceptsPerTurn && !shut_; ++k) {
     sockaddr_storage peer_addr{};
     socklen_t peer_len = sizeof peer_addr;
-    detail::Fd accepted(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&peer_addr), &peer_len,
+    base::UniqueFd accepted(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&peer_addr), &peer_len,
                                   SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!accepted) {
       if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;

@@ -62,8 +62,8 @@ class AsioTransport : public Transport {
     const char* data() const { return shared ? shared->data() : owned.data(); }
   };
   struct Connection {
-    explicit Connection(detail::Fd descriptor) : fd(std::move(descriptor)) {}
-    detail::Fd fd;  // closed by drop() (it leaves the epoll set with it)
+    explicit Connection(base::UniqueFd descriptor) : fd(std::move(descriptor)) {}
+    base::UniqueFd fd;  // closed by drop() (it leaves the epoll set with it)
     std::vector<Chunk> out;
     std::size_t out_head = 0;    // first chunk not fully written
     std::size_t out_offset = 0;  // bytes of out[out_head] already written
@@ -99,7 +99,7 @@ class AsioTransport : public Transport {
   asio::io_context& io_;
   Engine* engine_ = nullptr;
   asio::posix::stream_descriptor events_;  // the epoll set, waited on by Asio
-  detail::Fd listener_;                    // released from the acceptor; closed by shutdown()
+  base::UniqueFd listener_;                    // released from the acceptor; closed by shutdown()
   bool listening_ = false;                 // the listener's EPOLLIN is armed
   asio::steady_timer timer_;
   asio::steady_timer accept_backoff_;

@@ -5,15 +5,13 @@
 #include <unistd.h>
 
 #include "client_impl.hpp"
+#include "slipway/base/local_address.hpp"
 #include "slipway/rendezvous/agent_connection.hpp"
 
 namespace slipway::rendezvous {
 
 void fill_in_host_and_pid(Identity& identity) {
-  if (identity.host.empty()) {
-    char name[256] = {};
-    identity.host = ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
-  }
+  if (identity.host.empty()) identity.host = base::this_host_name();
   if (identity.pid == 0) identity.pid = ::getpid();
 }
 

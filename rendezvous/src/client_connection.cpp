@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "client_impl.hpp"
+#include "slipway/base/write_all.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 #include "slipway/rendezvous/token.hpp"
 
@@ -86,7 +87,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
       handshake(token, as_member, detail::Deadline{deadline});
       break;
     } catch (const HandshakeLost& lost) {
-      fd = detail::Fd();
+      fd = base::UniqueFd();
       const auto now = std::chrono::steady_clock::now();
       if (attempt >= kMaxHandshakeAttempts || now + pause >= deadline) {
         throw Error(Status::connection_lost, std::string(lost.what()) + " (" + std::to_string(attempt) +
@@ -97,7 +98,7 @@ void Client::Impl::open(const std::string& token, bool as_member) {
     }
   }
 
-  wake = detail::Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  wake = base::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake) throw Error(Status::connection_lost, std::string("eventfd: ") + std::strerror(errno));
   reader = std::thread([this] { reader_loop(); });
   event_thread = std::thread([this] { event_loop(); });
@@ -133,7 +134,7 @@ void Client::Impl::handshake(const std::string& token, bool as_member, detail::D
   hello.mac = wire::client_mac(*key, challenge->server_nonce, hello);
   std::string frame;
   wire::encode(hello, frame);
-  if (!detail::write_all(fd.get(), frame)) {
+  if (!base::send_all(fd.get(), frame)) {
     throw HandshakeLost("lost the connection to the rendezvous at " + endpoint + " during the handshake");
   }
   const auto welcome_msg = read_frame(fd.get(), options.limits, options.limits.max_frame_bytes, deadline, endpoint);
@@ -168,7 +169,7 @@ void Client::Impl::send_heartbeat_if_idle() {
 
 bool Client::Impl::flush_locked() {
   if (send_buffer.empty()) return true;
-  const bool ok = detail::write_all(fd.get(), send_buffer);
+  const bool ok = base::send_all(fd.get(), send_buffer);
   send_buffer.clear();
   if (send_buffer.capacity() > (1u << 20)) send_buffer.shrink_to_fit();
   last_send_ns.store(steady_now_ns(), std::memory_order_relaxed);

@@ -151,8 +151,8 @@ struct Client::Impl {
   bool member = false;
   std::uint64_t generation = 0;
   std::chrono::milliseconds heartbeat{1000};
-  detail::Fd fd;
-  detail::Fd wake;  // eventfd: tells the reader thread to stop
+  base::UniqueFd fd;
+  base::UniqueFd wake;  // eventfd: tells the reader thread to stop
 
   std::mutex send_mutex;
   std::string send_buffer;  // encoded requests not yet written

@@ -13,17 +13,12 @@
 #include <thread>
 
 #include "asio_transport.hpp"
+#include "slipway/base/local_address.hpp"
 #include "slipway/rendezvous/endpoint.hpp"
 #include "slipway/rendezvous/error.hpp"
 
 namespace slipway::rendezvous {
 namespace {
-
-std::string this_host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
 
 asio::ip::tcp::endpoint resolve_bind(const std::string& address, std::uint16_t port) {
   asio::error_code ec;
@@ -160,7 +155,7 @@ void Server::start() {
   }
   s.port = s.acceptor->local_endpoint().port();
   std::string host = s.options.advertise_host;
-  if (host.empty()) host = bind.address().is_unspecified() ? this_host_name() : s.options.bind_address;
+  if (host.empty()) host = bind.address().is_unspecified() ? base::this_host_name() : s.options.bind_address;
   s.endpoint = format_endpoint(host, s.port);
   s.transport->listen(*s.acceptor);
   std::promise<void> ready;

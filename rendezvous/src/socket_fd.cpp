@@ -25,12 +25,7 @@ int millis_until(Deadline deadline) {
 
 }  // namespace
 
-void Fd::reset() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
-Fd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
+base::UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
   const std::string where = format_endpoint(host, port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -43,7 +38,7 @@ Fd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
   }
   std::string last_error = "no address";
   for (addrinfo* ai = found; ai; ai = ai->ai_next) {
-    Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+    base::UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
     if (!fd) {
       last_error = std::strerror(errno);
       continue;
@@ -80,18 +75,6 @@ Fd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
   ::freeaddrinfo(found);
   throw Error(Status::connection_lost, "cannot connect to the rendezvous at " + where + ": " +
                                            last_error + " (is SLIPWAY_RDZV right, and the launcher running?)");
-}
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 bool read_exact(int fd, std::span<std::uint8_t> out, Deadline deadline) {

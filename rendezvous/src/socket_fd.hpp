@@ -1,5 +1,6 @@
-// Private: a RAII file descriptor and the blocking socket helpers the client
-// uses (connect with a deadline, write all, read exactly with a deadline).
+// Private: the blocking socket helpers the client uses (connect with a
+// deadline, read exactly with a deadline); descriptors are base::UniqueFd,
+// whole writes base::send_all.
 #pragma once
 
 #include <chrono>
@@ -9,40 +10,16 @@
 #include <string_view>
 #include <utility>
 
+#include "slipway/base/unique_fd.hpp"
+
 namespace slipway::rendezvous::detail {
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset();
-
- private:
-  int fd_ = -1;
-};
 
 using Deadline = std::chrono::steady_clock::time_point;
 
 // Connects to host:port (any address family the name resolves to) by the
 // deadline; TCP_NODELAY set. Throws Error(connection_lost/timeout) naming
 // the endpoint.
-Fd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline);
-
-// Writes everything or returns false (errno set). No SIGPIPE.
-bool write_all(int fd, std::string_view data);
+base::UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline);
 
 // Reads exactly out.size() bytes by the deadline. Returns false on EOF,
 // error or deadline (errno = ETIMEDOUT for the latter).

@@ -7,26 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "slipway/base/unique_fd.hpp"
+
 namespace slipway::spank {
-namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 std::optional<std::vector<std::string>> split_cmdline(std::string_view raw) {
   if (raw.size() > kMaxCmdlineBytes) {
@@ -55,7 +38,7 @@ std::optional<std::vector<std::string>> split_cmdline(std::string_view raw) {
 }
 
 std::optional<std::vector<std::string>> read_cmdline(const std::string& path, std::string& error) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     error = "cannot open " + path + ": " + std::strerror(errno);
     return std::nullopt;

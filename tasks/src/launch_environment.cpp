@@ -27,12 +27,6 @@ void add_network_interface(const core::NodeSpec& node, const std::string& advert
 
 }  // namespace
 
-std::vector<std::string> inherited_environment(char** environ_array) {
-  std::vector<std::string> env;
-  for (char** entry = environ_array; entry && *entry; ++entry) env.emplace_back(*entry);
-  return env;
-}
-
 void merge_environment(std::vector<std::string>& env, const core::EnvMap& added) {
   std::unordered_map<std::string, std::size_t> position;
   for (std::size_t i = 0; i < env.size(); ++i) {

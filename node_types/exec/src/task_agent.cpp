@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
@@ -22,8 +23,6 @@
 #include "slipway/rendezvous/client.hpp"
 #include "slipway/tasks/launch_environment.hpp"
 #include "slipway/tasks/task_runner.hpp"
-
-extern char** environ;
 
 namespace slipway::exec {
 namespace {
@@ -80,7 +79,7 @@ class Agent {
     r.wire_timeout = options.wire_timeout;
     r.grace = options.grace;
     r.launcher_binds_gpus = options.launcher_binds_gpus;
-    r.inherited_env = tasks::inherited_environment(environ);
+    r.inherited_env = base::this_environment();
     r.hooks = options.hooks;
     return r;
   }

@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "slipway/core/topology.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/pmix/mpi_task_hooks.hpp"
 
-extern char** environ;
 
 namespace slipway::pmix::testing {
 
@@ -56,13 +56,9 @@ std::vector<Client> start_clients(ServerHost& host, const std::string& output_di
   for (std::uint32_t rank : ranks) {
     core::EnvMap added = host.add_client(rank, link_for(rank));
     for (const auto& [k, v] : extra_env) added[k] = v;
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      std::string entry = *e;
-      std::string name = entry.substr(0, entry.find('='));
-      if (added.count(name) == 0) env.push_back(entry);
-    }
-    for (const auto& [k, v] : added) env.push_back(k + "=" + v);
+    std::vector<std::string> set;
+    for (const auto& [k, v] : added) set.push_back(k + "=" + v);
+    const std::vector<std::string> env = base::environment_with(set);
 
     Client c;
     c.rank = rank;

@@ -22,6 +22,7 @@
 
 #include "slipway/core/plan.hpp"
 #include "../../lib/local_plan.hpp"
+#include "slipway/base/environment.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/server_task_control.hpp"
@@ -31,8 +32,6 @@
 #include "slipway/tasks/launch_environment.hpp"
 #include "slipway/tasks/rendezvous_task_control.hpp"
 #include "slipway/tasks/task_runner.hpp"
-
-extern char** environ;
 
 using namespace slipway;
 using namespace std::chrono_literals;
@@ -118,7 +117,7 @@ struct Owner {
     runner_options.advertise_host = "127.0.0.1";
     runner_options.wire_timeout = wire_timeout;
     runner_options.grace = 1s;
-    runner_options.inherited_env = tasks::inherited_environment(environ);
+    runner_options.inherited_env = base::this_environment();
     runner = std::make_unique<tasks::TaskRunner>(plan, *control, runner_options);
   }
   ~Owner() {
@@ -365,7 +364,7 @@ ports = ["p"]
   tasks::TaskRunnerOptions options;
   options.log_dir = l.logs.string();
   options.advertise_host = "127.0.0.1";
-  options.inherited_env = tasks::inherited_environment(environ);
+  options.inherited_env = base::this_environment();
   options.hooks = {&hook};
   l.runner = std::make_unique<tasks::TaskRunner>(plan, *l.control, options);
   tasks::TaskId h = l.start("h");

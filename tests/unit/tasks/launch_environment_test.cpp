@@ -1,17 +1,10 @@
-// The task's starting environment: inherited entries, slipway's on top.
+// The task's starting environment: slipway's variables on top of the
+// inherited ones (base::this_environment, tested in unit/base).
 #include <catch2/catch.hpp>
 
 #include "slipway/tasks/launch_environment.hpp"
 
 using namespace slipway;
-
-TEST_CASE("inherited entries are copied in order") {
-  char a[] = "PATH=/bin";
-  char b[] = "HOME=/root";
-  char* environ_array[] = {a, b, nullptr};
-  auto env = tasks::inherited_environment(environ_array);
-  CHECK(env == std::vector<std::string>{"PATH=/bin", "HOME=/root"});
-}
 
 TEST_CASE("slipway's variables replace inherited ones of the same name") {
   std::vector<std::string> env{"PATH=/bin", "SLIPWAY_NODE=stale", "X=1=2"};

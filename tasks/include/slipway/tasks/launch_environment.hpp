@@ -26,9 +26,7 @@
 
 namespace slipway::tasks {
 
-// Copies a NULL-terminated environ array ("NAME=value" entries).
-std::vector<std::string> inherited_environment(char** environ_array);
-
+// A task starts from base::this_environment() with slipway's on top.
 void merge_environment(std::vector<std::string>& env, const core::EnvMap& added);
 
 core::EnvMap added_environment(const core::Plan& plan, const core::Task& task,
