@@ -21,9 +21,12 @@ import os
 import re
 import sys
 import types
-from typing import Any, Iterator, Optional, cast
+from typing import TYPE_CHECKING, Any, Iterator, Optional, cast
 
 from . import nodes as _nodes
+
+if TYPE_CHECKING:
+    from . import courier
 
 # Where a node was defined: (the Python file, the line).
 Site = tuple[str, int]
@@ -71,7 +74,7 @@ class Handle:
         which = "" if self._replica is None else " replica %d" % self._replica
         return "<slipway handle to node %r%s>" % (self._spec.label, which)
 
-    def dereference(self, endpoint: Any = None) -> Any:
+    def dereference(self, endpoint: "Optional[courier.Endpoint]" = None) -> Any:
         """The client this handle becomes in a task (see slipway.handles)."""
         from . import handles
         return handles.dereference(self._spec, self._replica, endpoint)
