@@ -54,7 +54,7 @@ bool drain(int fd, std::string& text, std::size_t max, bool& truncated) {
 
 int poll_timeout(const std::optional<SteadyClock::time_point>& deadline) {
   if (!deadline) return -1;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - SteadyClock::now()).count();
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - SteadyClock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
 }
 
