@@ -71,15 +71,14 @@ void tune(int fd) noexcept {
 // An outbound connection: frames queued and written in order.
 class TcpLink final : public Link, public TcpTransport::Watched {
  public:
-  TcpLink(TcpTransport& transport, int fd, bool connected, ErrorCallback on_error)
-      : transport_(transport), fd_(fd), connected_(connected), on_error_(std::move(on_error)) {
+  TcpLink(TcpTransport& transport, base::UniqueFd fd, bool connected, ErrorCallback on_error)
+      : transport_(transport), fd_(std::move(fd)), connected_(connected), on_error_(std::move(on_error)) {
     watching_ = events();
-    id_ = transport_.watch(this, fd_, watching_);
+    id_ = transport_.watch(this, fd_.get(), watching_);
   }
 
   ~TcpLink() override {
-    if (!failed_) transport_.unwatch(id_, fd_);
-    ::close(fd_);
+    if (!failed_) transport_.unwatch(id_, fd_.get());
     while (!queue_.empty()) {
       auto message = std::move(queue_.front().message);
       queue_.pop_front();
@@ -108,7 +107,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
     if (!connected_) {
       int error = 0;
       socklen_t length = sizeof error;
-      if (::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+      if (::getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
       if (error != 0 || (events & (EPOLLERR | EPOLLHUP))) {
         fail(UCS_ERR_UNREACHABLE);
         return;
@@ -171,7 +170,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
       msghdr header{};
       header.msg_iov = parts_.data();
       header.msg_iovlen = parts_.size();
-      ssize_t n = ::sendmsg(fd_, &header, MSG_NOSIGNAL);
+      ssize_t n = ::sendmsg(fd_.get(), &header, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -192,7 +191,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
     }
     if (events() != watching_) {
       watching_ = events();
-      transport_.rewatch(id_, fd_, watching_);
+      transport_.rewatch(id_, fd_.get(), watching_);
     }
   }
 
@@ -200,7 +199,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
     if (failed_) return;
     failed_ = true;
     status_ = status;
-    transport_.unwatch(id_, fd_);
+    transport_.unwatch(id_, fd_.get());
     while (!queue_.empty()) {
       auto message = std::move(queue_.front().message);
       queue_.pop_front();
@@ -216,7 +215,7 @@ class TcpLink final : public Link, public TcpTransport::Watched {
   static constexpr std::size_t kBatch = 16;
   static constexpr std::size_t kMaxParts = 1024;  // IOV_MAX on Linux
   TcpTransport& transport_;
-  int fd_;
+  base::UniqueFd fd_;  // closed with this object, after it left the epoll set
   std::uint64_t id_ = 0;
   bool connected_;
   std::uint32_t watching_ = 0;  // the events epoll watches for
@@ -242,17 +241,11 @@ class TcpTransport::Listener final : public Watched {
 // checked before anything is kept.
 class TcpTransport::Inbound final : public Watched {
  public:
-  Inbound(TcpTransport& transport, int fd) : transport_(transport), fd_(fd) {
-    try {
-      id_ = transport_.watch(this, fd_, EPOLLIN | EPOLLRDHUP);
-    } catch (...) {
-      ::close(fd_);
-      throw;
-    }
+  Inbound(TcpTransport& transport, base::UniqueFd fd) : transport_(transport), fd_(std::move(fd)) {
+    id_ = transport_.watch(this, fd_.get(), EPOLLIN | EPOLLRDHUP);
   }
   ~Inbound() override {
-    if (open_) transport_.unwatch(id_, fd_);
-    ::close(fd_);
+    if (open_) transport_.unwatch(id_, fd_.get());
     if (payload_op_) payload_op_->complete(UCS_ERR_CONNECTION_RESET, 0);
   }
   std::uint64_t id() const noexcept { return id_; }
@@ -261,7 +254,7 @@ class TcpTransport::Inbound final : public Watched {
   void close() noexcept {
     if (!open_) return;
     open_ = false;
-    transport_.unwatch(id_, fd_);
+    transport_.unwatch(id_, fd_.get());
     transport_.close_inbound(id_);
   }
 
@@ -272,13 +265,13 @@ class TcpTransport::Inbound final : public Watched {
       ssize_t n;
       if (stage_ == Stage::deferred && left_ >= scratch.size()) {
         // A large payload: straight into its buffer.
-        n = ::read(fd_, payload_ + (payload_length_ - left_), left_);
+        n = ::read(fd_.get(), payload_ + (payload_length_ - left_), left_);
         if (n > 0) {
           left_ -= static_cast<std::size_t>(n);
           if (left_ == 0) finish_payload();
         }
       } else {
-        n = ::read(fd_, scratch.data(), scratch.size());
+        n = ::read(fd_.get(), scratch.data(), scratch.size());
         if (n > 0) consume(scratch.data(), static_cast<std::size_t>(n));
       }
       if (n == 0) {
@@ -401,7 +394,7 @@ class TcpTransport::Inbound final : public Watched {
   }
 
   TcpTransport& transport_;
-  int fd_;
+  base::UniqueFd fd_;  // closed with this object, after it left the epoll set
   std::uint64_t id_ = 0;
   bool open_ = true;
   bool trusted_ = false;
@@ -528,16 +521,15 @@ void TcpTransport::accept_all() {
       }
       return;  // EAGAIN: all taken
     }
-    if (inbound_.size() >= settings_.max_inbound && !evict_one()) {
-      ::close(fd);  // every connection is the program's own: no room
-      continue;
-    }
-    tune(fd);
+    base::UniqueFd accepted(fd);
+    // Every connection is the program's own: with no room, it is closed.
+    if (inbound_.size() >= settings_.max_inbound && !evict_one()) continue;
+    tune(accepted.get());
     try {
-      auto inbound = std::make_unique<Inbound>(*this, fd);
+      auto inbound = std::make_unique<Inbound>(*this, std::move(accepted));
       inbound_.emplace(inbound->id(), std::move(inbound));
     } catch (...) {
-      // Inbound closed fd (or owns it): nothing else to undo.
+      // Closed with whatever owned it: nothing else to undo.
     }
   }
 }
@@ -550,25 +542,17 @@ std::unique_ptr<Link> TcpTransport::connect(const std::string& address, std::uin
     throw ChannelError(Errc::protocol, "'" + address + "' port " + std::to_string(port) +
                                            " is not a numeric IP address and port");
   }
-  int fd = ::socket(peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw os_error("socket");
-  tune(fd);
+  base::UniqueFd fd(::socket(peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd) throw os_error("socket");
+  tune(fd.get());
   bool connected = false;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&peer), length) == 0) {
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&peer), length) == 0) {
     connected = true;
   } else if (errno != EINPROGRESS) {
-    auto error = ChannelError(Errc::peer_lost, "connecting to " + address + " port " +
-                                                   std::to_string(port) + ": " +
-                                                   std::strerror(errno));
-    ::close(fd);
-    throw error;
+    throw ChannelError(Errc::peer_lost, "connecting to " + address + " port " + std::to_string(port) + ": " +
+                                            std::strerror(errno));
   }
-  try {
-    return std::make_unique<TcpLink>(*this, fd, connected, std::move(on_error));
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  return std::make_unique<TcpLink>(*this, std::move(fd), connected, std::move(on_error));
 }
 
 std::string choose_tcp_address(const std::string& net_devices) {
