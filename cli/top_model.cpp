@@ -44,7 +44,12 @@ std::optional<std::int64_t> opt_integer(const Value& object, const char* key, co
   auto v = field(object, key);
   if (!v) return std::nullopt;
   if (!v->is_number()) wrong(at(where, key), "not a number");
-  return v->is_integer() ? v->integer() : static_cast<std::int64_t>(v->number());
+  if (v->is_integer()) return v->integer();
+  // A number written as a real: whole part, when an int64 holds it (a cast
+  // of one that does not is undefined).
+  const double real = v->number();
+  if (!(real >= -9223372036854775808.0 && real < 9223372036854775808.0)) wrong(at(where, key), "out of range");
+  return static_cast<std::int64_t>(real);
 }
 
 std::int64_t integer(const Value& object, const char* key, const std::string& where) {

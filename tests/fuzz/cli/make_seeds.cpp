@@ -1,5 +1,6 @@
 // Writes the seeds of fuzz_top_status into DIR: the unit tests' status
-// document and small JSON texts of every kind of value.
+// document, small JSON texts of every kind of value, and inputs that once
+// found a fault.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -24,5 +25,8 @@ int main(int argc, char** argv) {
   write("status", text.str());
   write("small", R"({"schema":1,"program":"p","nodes":[{"name":"a","tasks":[{"replica":0,"cpu_seconds":1.5}]}]})");
   write("values", R"([0,-1.5e3,true,false,null,"a\u00e9\ud83d\ude00\n",{"k":[{}]}])");
+  // A real where an integer is read, too large for one (it once reached an
+  // undefined cast in top_model.cpp).
+  write("huge_real", R"({"schema":1,"program":"p","nodes":[{"name":"a","tasks":[{"replica":0,"rss_bytes":1.76e88}]}]})");
   return 0;
 }

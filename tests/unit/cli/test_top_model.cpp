@@ -72,6 +72,14 @@ TEST_CASE("top_model_names_what_is_wrong_in_a_document") {
   doc = fixture("status_first.json");
   doc["nodes"][2]["states"]["running"] = -1;
   CHECK_THROWS_WITH(parse_status(doc.dump()), "status document: nodes[2].states.running: not a count");
+  // A real too large for an int64 (found by fuzz:cli:fuzz_top_status:
+  // the cast was undefined).
+  doc = fixture("status_first.json");
+  doc["nodes"][1]["tasks"][0]["rss_bytes"] = 1.76e88;
+  CHECK_THROWS_WITH(parse_status(doc.dump()), "status document: nodes[1].tasks[0].rss_bytes: out of range");
+  doc = fixture("status_first.json");
+  doc["nodes"][1]["tasks"][0]["rss_bytes"] = 4096.0;
+  CHECK(parse_status(doc.dump()).nodes[1].tasks[0].rss_bytes == 4096);
   doc = fixture("status_first.json");
   doc["replay"][0]["tables"] = 3;
   CHECK_THROWS_WITH(parse_status(doc.dump()), "status document: replay[0].tables: not an array");
