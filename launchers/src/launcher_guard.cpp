@@ -3,35 +3,33 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
+#include "slipway/base/event_loop.hpp"
 #include "slipway/base/process.hpp"
-#include "slipway/base/unique_fd.hpp"
 
 namespace slipway::launch {
 namespace {
 
+const std::vector<int> kHandled = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
+
 // One link of the chain: runs `body` in a child and watches it (see
 // launcher_guard.hpp).
 int guard_child(const std::function<int()>& body) {
-  sigset_t handled;
-  sigemptyset(&handled);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD}) sigaddset(&handled, sig);
   sigset_t previous;
-  sigprocmask(SIG_BLOCK, &handled, &previous);  // before fork: no signal is lost
+  pthread_sigmask(SIG_SETMASK, nullptr, &previous);
+  base::block_signals(kHandled);  // before fork: no signal is lost
   base::become_subreaper();
   const pid_t guard = getpid();
   std::fflush(nullptr);
   const pid_t child = fork();
   if (child < 0) {
     std::perror("slipway: fork (running without a guard process)");
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return body();
   }
   if (child == 0) {
@@ -44,28 +42,17 @@ int guard_child(const std::function<int()>& body) {
     _exit(code);
   }
   setpgid(child, child);  // also from here: a signal forwarded right away finds it
-  base::UniqueFd signals(signalfd(-1, &handled, SFD_CLOEXEC));
+  base::EventLoop loop(kHandled);
   int code = 1;
   bool running = true;
+  loop.on_signal([child](int sig) { ::kill(child, sig); });
+  loop.on_child_exit([&](pid_t pid, const base::ExitStatus& status) {
+    if (pid != child) return;  // an orphan of the launcher, reparented here
+    code = status.shell_code();
+    running = false;
+  });
   while (running) {
-    signalfd_siginfo info{};
-    ssize_t n = read(signals.get(), &info, sizeof info);
-    if (n != static_cast<ssize_t>(sizeof info)) {
-      if (n < 0 && errno == EINTR) continue;
-      break;  // cannot happen with a valid signalfd; wait below instead
-    }
-    const int sig = static_cast<int>(info.ssi_signo);
-    if (sig != SIGCHLD) {
-      ::kill(child, sig);
-      continue;
-    }
-    int status = 0;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-      if (pid != child) continue;  // an orphan of the launcher, reparented here
-      code = base::ExitStatus::from_wait_status(status).shell_code();
-      running = false;
-    }
+    if (!loop.turn(std::nullopt)) break;  // cannot happen: wait below instead
   }
   if (running) code = base::wait_for(child).shell_code();
   // What a launcher that was killed left behind: its tasks, now ours.

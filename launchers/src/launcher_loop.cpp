@@ -4,9 +4,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/eventfd.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +46,9 @@ constexpr milliseconds kLossVerdictWait{2000};
 // clients (`slipway status`/`stop`), logs being rotated, signals, ...
 constexpr std::size_t kReservedDescriptors = 64;
 
+// What the launcher handles itself (read from the loop's signalfd).
+const std::vector<int> kLauncherSignals = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGINT: return "SIGINT";
@@ -59,12 +59,6 @@ const char* signal_name(int sig) {
     case SIGUSR2: return "SIGUSR2";
     default: return "a signal";
   }
-}
-
-void wake(int fd) {
-  std::uint64_t one = 1;
-  ssize_t ignored = ::write(fd, &one, sizeof one);
-  (void)ignored;
 }
 
 }  // namespace
@@ -79,6 +73,7 @@ LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::m
       run_dir_(std::move(run_dir)),
       units_(launch_units(plan_)),
       grace_(grace),
+      loop_(kLauncherSignals),
       descriptor_cost_(std::move(descriptor_cost)) {}
 
 LauncherLoop::~LauncherLoop() = default;
@@ -730,118 +725,90 @@ void LauncherLoop::kill_all() {
   for (auto [carrier, unit] : tracker_->carriers()) signal_unit(unit, carrier, SIGKILL);
 }
 
-void LauncherLoop::on_signals() {
-  signalfd_siginfo info{};
-  while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-    int sig = static_cast<int>(info.ssi_signo);
-    if (sig == SIGCHLD) {
-      // An agent leaves before its process ends: hear the leaves first, so
-      // that a process carrying several units ends only those that never
-      // reported.
-      on_wakeup();
-      int status = 0;
-      pid_t pid;
-      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        auto exit = base::ExitStatus::from_wait_status(status);
-        process_ended(pid, exit);
-        carrier_ended(UnitHandle::of_process(pid), exit);  // nothing for an orphan
-      }
-      continue;
-    }
-    if (signals_seen_ == 0 && supervisor_->stopping() && !finished_ && notice_seq_ > 0) {
-      // Stopping after a notice a task asked for (Slurm signalled the
-      // steps first): this signal is the same stop, not a second one.
-      ++signals_seen_;
-      say("received " + std::string(signal_name(sig)) + ": the program is stopping already (again to kill now)");
-      continue;
-    }
-    if (++signals_seen_ > 1 || finished_) {
-      say("second " + std::string(signal_name(sig)) + ": killing every task now");
-      kill_all();
-      continue;
-    }
-    stop_reason_ = std::string("interrupted by ") + signal_name(sig);
-    record_event("stop", "", stop_reason_);
-    if (notice_window_.count() > 0) {
-      const std::string why = sig == SIGUSR1 || sig == SIGUSR2
-                                  ? std::string("the time limit is near (") + signal_name(sig) + ")"
-                                  : std::string("the launcher received ") + signal_name(sig);
-      const auto deadline = publish_notice(why, true);
-      char window[32];
-      std::snprintf(window, sizeof window, "%.1f", static_cast<double>(notice_window_.count()) / 1000.0);
-      say(std::string("received ") + signal_name(sig) + ", stopping the program: checkpoint notice " +
-          std::to_string(notice_seq_) + " to every task, " + window +
-          " s for those that hear notices (again to kill now)");
-      carry_out(supervisor_->stop_with_notice(std::string("interrupted by ") + signal_name(sig), 128 + sig,
-                                              deadline, Clock::now()));
-      continue;
-    }
-    say(std::string("received ") + signal_name(sig) + ", stopping the program (again to kill now)");
-    control_->announce_stop(std::string("launcher received ") + signal_name(sig));
-    carry_out(supervisor_->stop_requested(std::string("interrupted by ") + signal_name(sig),
-                                          128 + sig, Clock::now()));
-  }
+void LauncherLoop::on_child_exit(pid_t pid, const base::ExitStatus& exit) {
+  process_ended(pid, exit);
+  carrier_ended(UnitHandle::of_process(pid), exit);  // nothing for an orphan
 }
 
-void LauncherLoop::on_wakeup() {
-  std::uint64_t count;
-  ssize_t ignored = read(wakeup_.get(), &count, sizeof count);
-  (void)ignored;
-  std::deque<std::variant<std::string, MemberJoined, MemberEnded, KeyChanged>> events;
-  {
-    std::lock_guard lock(queue_mutex_);
-    events.swap(events_);
+void LauncherLoop::on_signal(int sig) {
+  if (signals_seen_ == 0 && supervisor_->stopping() && !finished_ && notice_seq_ > 0) {
+    // Stopping after a notice a task asked for (Slurm signalled the
+    // steps first): this signal is the same stop, not a second one.
+    ++signals_seen_;
+    say("received " + std::string(signal_name(sig)) + ": the program is stopping already (again to kill now)");
+    return;
   }
-  std::set<std::string> addresses_changed;  // nodes
-  for (const auto& event : events) {
-    if (const auto* joined = std::get_if<MemberJoined>(&event)) {
-      on_member_joined(*joined);
-      continue;
-    }
-    if (const auto* ended = std::get_if<MemberEnded>(&event)) {
-      on_member_ended(*ended);
-      continue;
-    }
-    if (const auto* changed = std::get_if<KeyChanged>(&event)) {
-      const std::string& key = changed->key;
-      if (key.starts_with(core::keys::kScalePrefix)) {
-        on_scale_request(key);
-        continue;
-      }
-      if (key == core::keys::kCheckpointRequest) {
-        on_checkpoint_request();
-        continue;
-      }
-      if (key.starts_with(core::keys::kAddressPrefix)) {
-        const std::size_t begin = core::keys::kAddressPrefix.size();
-        addresses_changed.insert(key.substr(begin, key.find('/', begin) - begin));
-      }
-      key_changed(key);
-      continue;
-    }
-    // Whoever asked chose the reason: escaped before it reaches our output.
-    const std::string reason = rendezvous::printable(std::get<std::string>(event));
-    say("stop requested: " + reason);
-    if (!supervisor_->stopping()) {
-      stop_reason_ = reason;
-      record_event("stop", "", reason);
-    }
-    control_->announce_stop(reason);
-    carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
+  if (++signals_seen_ > 1 || finished_) {
+    say("second " + std::string(signal_name(sig)) + ": killing every task now");
+    kill_all();
+    return;
   }
-  // Written as soon as heard, before the turn's sources run: a task runner's
-  // task that waits for its handles' files finds them as it heard them.
-  for (const std::string& node : addresses_changed) write_address_files(node);
+  stop_reason_ = std::string("interrupted by ") + signal_name(sig);
+  record_event("stop", "", stop_reason_);
+  if (notice_window_.count() > 0) {
+    const std::string why = sig == SIGUSR1 || sig == SIGUSR2
+                                ? std::string("the time limit is near (") + signal_name(sig) + ")"
+                                : std::string("the launcher received ") + signal_name(sig);
+    const auto deadline = publish_notice(why, true);
+    char window[32];
+    std::snprintf(window, sizeof window, "%.1f", static_cast<double>(notice_window_.count()) / 1000.0);
+    say(std::string("received ") + signal_name(sig) + ", stopping the program: checkpoint notice " +
+        std::to_string(notice_seq_) + " to every task, " + window +
+        " s for those that hear notices (again to kill now)");
+    carry_out(supervisor_->stop_with_notice(std::string("interrupted by ") + signal_name(sig), 128 + sig,
+                                            deadline, Clock::now()));
+    return;
+  }
+  say(std::string("received ") + signal_name(sig) + ", stopping the program (again to kill now)");
+  control_->announce_stop(std::string("launcher received ") + signal_name(sig));
+  carry_out(supervisor_->stop_requested(std::string("interrupted by ") + signal_name(sig),
+                                        128 + sig, Clock::now()));
+}
+
+void LauncherLoop::on_stop_request(const std::string& asked) {
+  // Whoever asked chose the reason: escaped before it reaches our output.
+  const std::string reason = rendezvous::printable(asked);
+  say("stop requested: " + reason);
+  if (!supervisor_->stopping()) {
+    stop_reason_ = reason;
+    record_event("stop", "", reason);
+  }
+  control_->announce_stop(reason);
+  carry_out(supervisor_->stop_requested(reason, 0, Clock::now()));
+}
+
+void LauncherLoop::on_key_changed(const std::string& key) {
+  if (key.starts_with(core::keys::kScalePrefix)) {
+    on_scale_request(key);
+    return;
+  }
+  if (key == core::keys::kCheckpointRequest) {
+    on_checkpoint_request();
+    return;
+  }
+  if (key.starts_with(core::keys::kAddressPrefix)) {
+    const std::size_t begin = core::keys::kAddressPrefix.size();
+    const bool first = addresses_changed_.empty();
+    addresses_changed_.insert(key.substr(begin, key.find('/', begin) - begin));
+    // Written once for everything the rendezvous said so far, as soon as
+    // heard (posted work that posts runs in the same turn, before the
+    // turn's sources): a task runner's task that waits for its handles'
+    // files finds them as it heard them.
+    if (first) {
+      loop_.post([this] {
+        for (const std::string& node : addresses_changed_) write_address_files(node);
+        addresses_changed_.clear();
+      });
+    }
+  }
+  key_changed(key);
 }
 
 LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) {
-    sigaddset(&set, sig);
+  for (int sig : kLauncherSignals) {
     signal(sig, SIG_DFL);  // a background shell may have left SIGINT ignored
   }
-  sigprocmask(SIG_BLOCK, &set, nullptr);  // before any thread starts
+  base::block_signals(kLauncherSignals);  // before any thread starts
   // Task output goes through this process: a terminal or pipe that closed
   // must not stop the program (the lines still reach the logs).
   signal(SIGPIPE, SIG_IGN);
@@ -851,27 +818,24 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   base::terminal_stdout().never_block();
   base::terminal_stderr().never_block();
   base::disable_core_dumps();  // we hold the program's secret
-  signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-  wakeup_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   base::become_subreaper();
   // The rendezvous logs what the launcher already says; its detail is for
   // SLIPWAY_DEBUG=1.
   spdlog::set_level(std::getenv(core::env::kDebug) ? spdlog::level::debug : spdlog::level::warn);
 
+  // The rendezvous's thread posts what it hears to the loop, in the order
+  // it happened (a stop request comes before the leaves of the tasks it
+  // stopped).
+  loop_.on_signal([this](int sig) { on_signal(sig); });
+  loop_.on_child_exit([this](pid_t pid, const base::ExitStatus& exit) { on_child_exit(pid, exit); });
   control_options.on_stop_request = [this](const std::string& reason) {
-    std::lock_guard lock(queue_mutex_);
-    events_.emplace_back(reason);
-    wake(wakeup_.get());
+    loop_.post([this, reason] { on_stop_request(reason); });
   };
   control_options.on_member_joined = [this](const MemberJoined& event) {
-    std::lock_guard lock(queue_mutex_);
-    events_.emplace_back(event);
-    wake(wakeup_.get());
+    loop_.post([this, event] { on_member_joined(event); });
   };
   control_options.on_member_ended = [this](const MemberEnded& event) {
-    std::lock_guard lock(queue_mutex_);
-    events_.emplace_back(event);
-    wake(wakeup_.get());
+    loop_.post([this, event] { on_member_ended(event); });
   };
   // Requests for sizes, and peers' addresses when some node handles
   // another (the live address files).
@@ -884,9 +848,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.emplace_back(prefix);
   }
   control_options.on_key_changed = [this](const std::string& key) {
-    std::lock_guard lock(queue_mutex_);
-    events_.emplace_back(KeyChanged{key});
-    wake(wakeup_.get());
+    loop_.post([this, key] { on_key_changed(key); });
   };
   if (run_dir_.resume_count() > 0) {
     // The run's secret outlives its starts: items a task signed with it
@@ -955,7 +917,6 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
 
   carry_out(supervisor_->start(Clock::now()));
   std::optional<Clock::time_point> linger_until;
-  std::vector<pollfd> fds;
   while (true) {
     if (finished_) {
       // Processes whose units all ended (steps flushing their last output)
@@ -966,38 +927,18 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     }
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
-    if (auto held = tracker_->next_deadline(); !finished_ && held && (!deadline || *held < *deadline)) {
-      deadline = held;
+    if (!finished_) {
+      for (auto own : {tracker_->next_deadline(), elastic_->next_deadline(),
+                       std::optional<Clock::time_point>(observer_->next_deadline())}) {
+        if (own && (!deadline || *own < *deadline)) deadline = own;
+      }
     }
-    if (auto settle = elastic_->next_deadline(); !finished_ && settle && (!deadline || *settle < *deadline)) {
-      deadline = settle;
-    }
-    for (const base::PollSource* source : sources_) {
-      if (auto own = source->deadline(); own && (!deadline || *own < *deadline)) deadline = own;
-    }
-    if (!finished_ && (!deadline || observer_->next_deadline() < *deadline)) deadline = observer_->next_deadline();
-    const int timeout = base::poll_timeout_ms(deadline);
-    fds.assign({{signals_.get(), POLLIN, 0}, {wakeup_.get(), POLLIN, 0}});
-    std::vector<std::size_t> source_begin;
-    for (base::PollSource* source : sources_) {
-      source_begin.push_back(fds.size());
-      source->watch(fds);
-    }
-    const std::size_t watched_end = fds.size();
-    terminal_writes_.watch(fds);
-    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
-    terminal_writes_.watched(fds.data() + watched_end, fds.size() - watched_end);
-    // Stop requests first: a task that exits because of a stop must find
-    // the program already stopping, not count as a failure (the rendezvous
-    // tells the launcher of a stop before it tells any task).
-    if (fds[1].revents & POLLIN) on_wakeup();
-    // Output before exits, so that a task's last lines come before the
-    // launcher's word on how it ended.
-    for (std::size_t k = 0; k < sources_.size(); ++k) {
-      const std::size_t end = k + 1 < sources_.size() ? source_begin[k + 1] : watched_end;
-      sources_[k]->watched(fds.data() + source_begin[k], end - source_begin[k]);
-    }
-    if (fds[0].revents & POLLIN) on_signals();
+    // Stop requests first (posted work): a task that exits because of a
+    // stop must find the program already stopping, not count as a failure
+    // (the rendezvous tells the launcher of a stop before it tells any
+    // task). Output before exits, so that a task's last lines come before
+    // the launcher's word on how it ended.
+    if (!loop_.turn(deadline)) break;
     // Held exits with no verdict in time end as their carriers did.
     for (auto& [unit, exit] : tracker_->expired(Clock::now())) unit_done(unit, std::move(exit), false);
     carry_out(supervisor_->tick(Clock::now()));
@@ -1026,14 +967,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   observer_->publish(status_now(), Clock::now());  // the program's last word, for a reader that was late
   observer_.reset();
   control_.reset();
-  base::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
-    signalfd_siginfo info{};
-    bool interrupted = false;
-    while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-      interrupted = interrupted || info.ssi_signo != SIGCHLD;
-    }
-    return interrupted;
-  });
+  loop_.flush_output(Clock::now() + kFinalFlush, [](int sig) { return sig != SIGCHLD; });
   LaunchOutcome outcome;
   outcome.kind = LaunchOutcome::Kind::Ran;
   outcome.program_status = exit_code_;

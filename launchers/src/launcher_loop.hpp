@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "slipway/core/plan.hpp"
+#include "slipway/base/event_loop.hpp"
 #include "slipway/base/poll_source.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
@@ -199,7 +200,7 @@ class LauncherLoop {
   // units end as a reaped child's.
   void carrier_ended(UnitHandle carrier, const base::ExitStatus& status);
   // Watched every turn until the loop ends (not owned).
-  void add_source(base::PollSource& source) { sources_.push_back(&source); }
+  void add_source(base::PollSource& source) { loop_.add_source(source); }
 
   const core::Plan& plan() const { return plan_; }
   const RunDirectory& run_dir() const { return run_dir_; }
@@ -258,8 +259,10 @@ class LauncherLoop {
   bool drop_queued(std::size_t unit);
   // `lost`: unit_lost() said the unit failed (said already).
   void unit_done(std::size_t unit, UnitExit exit, bool lost);
-  void on_signals();
-  void on_wakeup();
+  void on_signal(int sig);
+  void on_child_exit(pid_t pid, const base::ExitStatus& exit);
+  void on_stop_request(const std::string& reason);
+  void on_key_changed(const std::string& key);
   void on_member_joined(const MemberJoined& event);
   void on_member_ended(const MemberEnded& event);
   void kill_all();
@@ -290,17 +293,11 @@ class LauncherLoop {
   RunDirectory run_dir_;
   std::vector<LaunchUnit> units_;
   std::chrono::milliseconds grace_;
+  // Before the rendezvous (control_), whose thread posts to it: it outlives it.
+  base::EventLoop loop_;
   std::unique_ptr<Supervisor> supervisor_;
   std::unique_ptr<ControlPlane> control_;
-  base::UniqueFd signals_;
-  base::UniqueFd wakeup_;
-  // From the rendezvous thread, in the order they happened (a stop request
-  // comes before the leaves of the tasks it stopped).
-  std::mutex queue_mutex_;
-  struct KeyChanged {
-    std::string key;
-  };
-  std::deque<std::variant<std::string, MemberJoined, MemberEnded, KeyChanged>> events_;
+  std::set<std::string> addresses_changed_;  // nodes whose address files are to be written this turn
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;
@@ -316,8 +313,6 @@ class LauncherLoop {
   std::map<std::size_t, int> waiting_for_host_;  // unit -> its attempt (WaitForHost)
   std::function<std::size_t(std::size_t)> descriptor_cost_;
   std::unique_ptr<DescriptorBudget> budget_;
-  std::vector<base::PollSource*> sources_;
-  base::TerminalWrites terminal_writes_;
   std::unique_ptr<ElasticNodes> elastic_;
   std::shared_ptr<const core::Plan> live_plan_;
   std::map<std::string, std::string> address_files_;  // by file name: what it holds now

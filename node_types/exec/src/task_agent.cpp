@@ -2,20 +2,18 @@
 // task_agent.hpp for the contract).
 #include "slipway/exec/task_agent.hpp"
 
-#include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
 #include "slipway/base/environment.hpp"
+#include "slipway/base/event_loop.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
-#include "slipway/base/unique_fd.hpp"
 #include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/exec/proc_files.hpp"
@@ -39,12 +37,10 @@ bool is_terminating(int sig) {
   return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
 }
 
-sigset_t agent_signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  for (int sig : kForwardedSignals) sigaddset(&set, sig);
-  return set;
+std::vector<int> agent_signals() {
+  std::vector<int> signals(std::begin(kForwardedSignals), std::end(kForwardedSignals));
+  signals.push_back(SIGCHLD);
+  return signals;
 }
 
 std::uint32_t find_task(const core::Plan& plan, const std::string& name) {
@@ -85,7 +81,7 @@ class Agent {
   }
   bool start_all();
   void loop();
-  void on_signals();
+  void on_signal(int sig);
   void take_ends();
   void sample_usage();
 
@@ -98,8 +94,7 @@ class Agent {
   ProcFiles proc_files_;
   UsagePublisher usage_;  // usage/NODE.REPLICA of each running command
   bool stop_relayed_ = false;
-  base::TerminalWrites terminal_writes_;
-  base::UniqueFd signals_;
+  base::EventLoop events_{agent_signals()};
   std::map<tasks::TaskId, std::size_t> order_;  // each task's place in options.tasks
   std::vector<int> codes_;                      // per task, once ended
   std::size_t running_ = 0;
@@ -141,35 +136,23 @@ void Agent::take_ends() {
   }
 }
 
-void Agent::on_signals() {
-  signalfd_siginfo info{};
-  while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-    int sig = static_cast<int>(info.ssi_signo);
-    if (sig == SIGTERM && options_.slurm_step) {
-      // Slurm's own SIGTERM (preemption, scontrol requeue, scancel) reached
-      // every process of the step already. The launcher may not have it (a
-      // preemption signals the steps only): it is asked for a notice and a
-      // stop first, before any task here ends of it. Tasks that act on
-      // notices are let run: the launcher stops them at the notice's
-      // deadline (or Slurm does).
-      relay_stop(sig);
-      for (const auto& [id, place] : order_) {
-        const core::Task& task = plan_.tasks[find_task(plan_, options_.tasks.at(place))];
-        if (!core::hears_notices(plan_.node(task))) runner_.signal(id, sig);
-      }
-      continue;
+void Agent::on_signal(int sig) {
+  if (sig == SIGTERM && options_.slurm_step) {
+    // Slurm's own SIGTERM (preemption, scontrol requeue, scancel) reached
+    // every process of the step already. The launcher may not have it (a
+    // preemption signals the steps only): it is asked for a notice and a
+    // stop first, before any task here ends of it. Tasks that act on
+    // notices are let run: the launcher stops them at the notice's
+    // deadline (or Slurm does).
+    relay_stop(sig);
+    for (const auto& [id, place] : order_) {
+      const core::Task& task = plan_.tasks[find_task(plan_, options_.tasks.at(place))];
+      if (!core::hears_notices(plan_.node(task))) runner_.signal(id, sig);
     }
-    if (sig != SIGCHLD) {
-      runner_.signal_all(sig);
-      if (sig == SIGUSR1 || sig == SIGUSR2) relay_stop(sig);
-      continue;
-    }
-    int status = 0;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-      runner_.reaped(pid, base::ExitStatus::from_wait_status(status));  // or an orphan
-    }
+    return;
   }
+  runner_.signal_all(sig);
+  if (sig == SIGUSR1 || sig == SIGUSR2) relay_stop(sig);
 }
 
 // In a Slurm step, SIGUSR1 and SIGUSR2 are the time limit's warning
@@ -220,32 +203,24 @@ void Agent::sample_usage() {
 }
 
 void Agent::loop() {
-  std::vector<pollfd> fds;
+  // Output before exits (the loop's order): a task's last lines come
+  // before its end.
+  events_.add_source(runner_);
+  events_.on_signal([this](int sig) { on_signal(sig); });
+  events_.on_child_exit([this](pid_t pid, const base::ExitStatus& status) {
+    runner_.reaped(pid, status);  // or an orphan
+  });
   while (running_ > 0) {
     take_ends();
     if (running_ == 0) break;
     if (Clock::now() >= usage_.next_sample()) sample_usage();
-    fds.assign({{signals_.get(), POLLIN, 0}});
-    runner_.watch(fds);
-    const std::size_t watched_end = fds.size();
-    terminal_writes_.watch(fds);
-    auto wake = usage_.next_sample();
-    if (const auto deadline = runner_.deadline()) wake = std::min(wake, *deadline);
-    if (poll(fds.data(), fds.size(), base::poll_timeout_ms(wake)) < 0 && errno != EINTR) {
-      return;
-    }
-    terminal_writes_.watched(fds.data() + watched_end, fds.size() - watched_end);
-    // Output before exits: a task's last lines come before its end.
-    runner_.watched(fds.data() + 1, watched_end - 1);
-    if (fds[0].revents & POLLIN) on_signals();
+    if (!events_.turn(usage_.next_sample())) return;
   }
 }
 
 int Agent::run() {
   base::terminal_stdout().never_block();
   base::terminal_stderr().never_block();
-  sigset_t set = agent_signal_set();
-  signals_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   base::become_subreaper();
   codes_.assign(options_.tasks.size(), 128 + SIGKILL);
   const bool started = start_all();
@@ -260,22 +235,14 @@ int Agent::run() {
   }
   // The last lines, unless the reader stalled for good (or we are told to
   // stop).
-  base::flush_terminal_streams(Clock::now() + kFinalFlush, signals_.get(), [this] {
-    signalfd_siginfo info{};
-    bool interrupted = false;
-    while (read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-      interrupted = interrupted || is_terminating(static_cast<int>(info.ssi_signo));
-    }
-    return interrupted;
-  });
+  events_.flush_output(Clock::now() + kFinalFlush, is_terminating);
   return code;
 }
 
 }  // namespace
 
 void block_agent_signals() {
-  sigset_t set = agent_signal_set();
-  sigprocmask(SIG_BLOCK, &set, nullptr);
+  base::block_signals(agent_signals());
   // A closed terminal must not stop the task (its lines still reach the
   // log); the command starts with every disposition back to the default.
   signal(SIGPIPE, SIG_IGN);

@@ -7,8 +7,7 @@
 // every variable derived from it, and is stopped by its stop key. The test
 // plays the owner's loop.
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -17,12 +16,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <sstream>
 
 #include "slipway/core/plan.hpp"
 #include "../../lib/local_plan.hpp"
 #include "slipway/base/environment.hpp"
+#include "slipway/base/event_loop.hpp"
 #include "slipway/core/topology.hpp"
 #include "slipway/launch/launch_units.hpp"
 #include "slipway/launch/server_task_control.hpp"
@@ -89,7 +88,8 @@ std::string read_file(const fs::path& path) {
 
 // The owner's part: a real server whose observer hands key changes to the
 // runner (the in-process control) or the runner's own notices (the client
-// control), output polling, reaping.
+// control), and the event loop every owner of a runner turns (output,
+// posted key changes, reaping).
 struct Owner {
   Owner(const core::Plan& p, ControlKind control_kind, std::chrono::milliseconds wire_timeout = 10s)
       : plan(p), kind(control_kind),
@@ -98,10 +98,11 @@ struct Owner {
     rendezvous::ServerOptions options;
     options.token = rendezvous::generate_token();
     options.observed_key_prefixes = {"addr/"};
+    // The observer runs on the server's thread: the in-process control
+    // hears key changes on the loop's (the client control hears its own).
     options.on_event = [this](const rendezvous::Event& e) {
-      if (e.kind != rendezvous::EventKind::key_changed) return;
-      std::lock_guard lock(mutex);
-      keys.push_back(e.key);
+      if (e.kind != rendezvous::EventKind::key_changed || kind != ControlKind::in_process) return;
+      loop.post([this, key = e.key] { runner->key_changed(key); });
     };
     server = std::make_unique<rendezvous::Server>(options);
     server->start();
@@ -119,6 +120,8 @@ struct Owner {
     runner_options.grace = 1s;
     runner_options.inherited_env = base::this_environment();
     runner = std::make_unique<tasks::TaskRunner>(plan, *control, runner_options);
+    loop.add_source(*runner);
+    loop.on_child_exit([this](pid_t pid, const base::ExitStatus& status) { runner->reaped(pid, status); });
   }
   ~Owner() {
     runner.reset();
@@ -136,27 +139,16 @@ struct Owner {
     const auto give_up = std::chrono::steady_clock::now() + 20s;
     while (!ended.count(id)) {
       REQUIRE(std::chrono::steady_clock::now() < give_up);
-      std::vector<pollfd> fds;
-      runner->watch(fds);
-      ::poll(fds.data(), fds.size(), 20);
-      runner->watched(fds.data(), fds.size());
-      std::vector<std::string> changed;
-      {
-        std::lock_guard lock(mutex);
-        changed.swap(keys);
-      }
-      // The client control hears its keys itself.
-      if (kind == ControlKind::in_process) {
-        for (const auto& key : changed) runner->key_changed(key);
-      }
-      int status = 0;
-      pid_t pid;
-      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        runner->reaped(pid, base::ExitStatus::from_wait_status(status));
-      }
+      REQUIRE(loop.turn(give_up));
       for (const auto& end : runner->take_ended()) ended[end.id] = end.status;
     }
     return ended.at(id);
+  }
+
+  void replace_runner(const tasks::TaskRunnerOptions& options) {
+    loop.remove_source(*runner);
+    runner = std::make_unique<tasks::TaskRunner>(plan, *control, options);
+    loop.add_source(*runner);
   }
 
   // Members as the server sees them, once every queued change arrived.
@@ -168,8 +160,8 @@ struct Owner {
   const core::Plan& plan;
   ControlKind kind;
   fs::path logs;
-  std::mutex mutex;
-  std::vector<std::string> keys;
+  // Reaping every turn: the server's threads do not block SIGCHLD.
+  base::EventLoop loop{{}, base::EventLoop::Reaping::each_turn};
   std::unique_ptr<rendezvous::Server> server;
   std::unique_ptr<tasks::TaskControl> control;
   std::unique_ptr<tasks::TaskRunner> runner;
@@ -302,10 +294,7 @@ command = ["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"]
   const auto ready_by = std::chrono::steady_clock::now() + 10s;
   while (read_file(l.logs / "s.0.log").find("ready") == std::string::npos) {
     REQUIRE(std::chrono::steady_clock::now() < ready_by);
-    std::vector<pollfd> fds;
-    l.runner->watch(fds);
-    ::poll(fds.data(), fds.size(), 20);
-    l.runner->watched(fds.data(), fds.size());
+    REQUIRE(l.loop.turn(ready_by));
   }
   const auto stopped_at = std::chrono::steady_clock::now();
   l.runner->signal(s, SIGTERM);
@@ -366,7 +355,7 @@ ports = ["p"]
   options.advertise_host = "127.0.0.1";
   options.inherited_env = base::this_environment();
   options.hooks = {&hook};
-  l.runner = std::make_unique<tasks::TaskRunner>(plan, *l.control, options);
+  l.replace_runner(options);
   tasks::TaskId h = l.start("h");
   CHECK(l.run_until_ended(h).success());
   CHECK(hook.had_client);

@@ -67,6 +67,8 @@ class EventLoop {
     on_child_exit_ = std::move(handler);
   }
   void add_source(PollSource& source) { sources_.push_back(&source); }
+  // Between turns only.
+  void remove_source(PollSource& source) { std::erase(sources_, &source); }
 
   void post(std::function<void()> work);
   bool turn(std::optional<Clock::time_point> deadline);
