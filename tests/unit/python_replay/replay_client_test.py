@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "python"))
-from slipway import courier, replay  # noqa: E402
+from slipway import _replay_journal, _replay_pool, courier, replay  # noqa: E402
 
 
 class Request:
@@ -301,11 +301,11 @@ class ClientTest(unittest.TestCase):
 
     def test_lease_journal_lines_are_the_c_plus_plus_client_s(self):
         token = bytes(range(16))
-        text = replay._LeaseJournal.format([(3, "a table", 9, token)])
+        text = _replay_journal._LeaseJournal.format([(3, "a table", 9, token)])
         self.assertEqual(text, b"slipway-replay-leases 1\n"
                                b"3 9 000102030405060708090a0b0c0d0e0f 61207461626c65\n")
-        self.assertEqual(replay._LeaseJournal.parse(text), [(3, "a table", 9, token)])
-        self.assertEqual(replay._LeaseJournal.parse(text[:-1]), [])  # a line cut short by a crash
+        self.assertEqual(_replay_journal._LeaseJournal.parse(text), [(3, "a table", 9, token)])
+        self.assertEqual(_replay_journal._LeaseJournal.parse(text[:-1]), [])  # a line cut short by a crash
 
     def test_writer_pipelines_and_flushes(self):
         for shard in self.shards:
@@ -352,18 +352,19 @@ class ClientTest(unittest.TestCase):
         return pool, endpoint
 
     def test_a_pool_worker_drops_a_task_that_is_not_the_program_s_and_runs_on(self):
-        signed = replay._sealed(replay._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 7))
+        signed = _replay_pool._sealed(_replay_pool._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 7))
         pool, endpoint = self.pool_with_tasks(pickle.dumps(((1, 2), b"x", "square", 8)), signed)
         # Before: the unsigned task's PermissionError ended serve(), and the
         # relaunched worker leased it again until its retries ran out.
         self.assertEqual(pool.serve({"square": lambda x: x * x}, max_tasks=1), 1)
         self.assertEqual(len(endpoint.reported), 1)
-        task_id, ok, value = replay._opened(replay._POOL_RESULT, replay._RESULT_METHOD, endpoint.reported[0][2])
+        task_id, ok, value = _replay_pool._opened(_replay_pool._POOL_RESULT, _replay_pool._RESULT_METHOD,
+                                                  endpoint.reported[0][2])
         self.assertEqual((task_id, ok, value), ((1, 1), True, 49))
         self.assertEqual(self.shards[0].items["jobs"], [])  # both acked: the dropped one too
 
     def test_a_pool_worker_waits_out_a_shard_restart(self):
-        signed = replay._sealed(replay._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 3))
+        signed = _replay_pool._sealed(_replay_pool._POOL_TASK, "jobs", ((1, 1), b"caller-address", "square", 3))
         pool, endpoint = self.pool_with_tasks(signed)
         # Longer than a lease call's 1 s deadline: before, its ReplayError ended serve().
         for shard in self.shards:
