@@ -2,6 +2,8 @@
 // actions, shared by the local launcher and the Slurm controller.
 #include "launcher_loop.hpp"
 
+#include "launcher_process.hpp"
+
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -63,10 +65,6 @@ const char* signal_name(int sig) {
 
 }  // namespace
 
-void say(const std::string& message) {
-  base::terminal_stderr().write("slipway: " + message + "\n");
-}
-
 LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::milliseconds grace,
                            std::function<std::size_t(std::size_t)> descriptor_cost)
     : plan_(std::move(plan)),
@@ -74,6 +72,8 @@ LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::m
       units_(launch_units(plan_)),
       grace_(grace),
       loop_(kLauncherSignals),
+      address_files_(plan_.program, run_dir_,
+                     [this](const std::vector<std::string>& keys) { return control_->server().get_many(keys); }),
       descriptor_cost_(std::move(descriptor_cost)) {}
 
 LauncherLoop::~LauncherLoop() = default;
@@ -211,31 +211,6 @@ void LauncherLoop::publish_live(const std::string& node) {
                                                    elastic_->live(node)}));
 }
 
-void LauncherLoop::write_address_files(const std::string& node) {
-  if (!handled_nodes_.count(node)) return;
-  const core::NodeSpec* target = plan_.program.find_node(node);
-  if (target == nullptr || target->ports.empty()) return;
-  const auto replicas = live_plan_->tasks_of(node);
-  for (const auto& port : target->ports) {
-    std::vector<std::string> keys;
-    keys.reserve(replicas.size());
-    for (const core::Task* t : replicas) keys.push_back(core::keys::address(node, t->replica, port.value));
-    std::string content;
-    for (const auto& value : control_->server().get_many(keys)) {
-      if (value) content += *value + "\n";
-    }
-    const std::string name = core::address_file_name(node, port.value);
-    auto [it, fresh] = address_files_.try_emplace(name);
-    if (!fresh && it->second == content) continue;
-    try {
-      run_dir_.write_file("addrs/" + name, content);
-      it->second = std::move(content);
-    } catch (const std::exception& e) {
-      say("the live addresses of " + node + " are not written: " + e.what());
-    }
-  }
-}
-
 // A task writes the key and its value: both reach our output escaped
 // (rendezvous::printable), so that neither can start a line of its own.
 void LauncherLoop::on_scale_request(const std::string& key) {
@@ -341,7 +316,7 @@ void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now, std::opt
   record_event("resize", r.node,
                r.cause + " (" + std::to_string(r.from.size()) + " -> " + std::to_string(r.live.size()) + " replicas)");
   carry_out(supervisor_->resize(start, retire, r.cause, now));
-  write_address_files(r.node);
+  address_files_.write(r.node, *live_plan_);
 }
 
 void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
@@ -426,45 +401,13 @@ void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
       }
     }
   }
-  std::vector<std::size_t> now;
-  for (std::size_t unit : units) {
-    if (queued_.empty() && take_descriptors(unit)) {
-      now.push_back(unit);
-    } else {
-      queued_.push_back({unit, attempt});
-      if (auto line = budget_->first_refusal(descriptor_cost_ ? descriptor_cost_(unit) : 0)) {
-        say(*line);
-      }
-    }
-  }
+  const std::vector<std::size_t> now = queue_->admit(units, attempt);
+  if (auto line = queue_->refusal()) say(*line);
   start_now(now, attempt);
 }
 
-bool LauncherLoop::take_descriptors(std::size_t unit) {
-  return budget_->take(unit, descriptor_cost_ ? descriptor_cost_(unit) : 0);
-}
-
 void LauncherLoop::start_queued() {
-  while (!queued_.empty()) {
-    const int attempt = queued_.front().attempt;
-    std::vector<std::size_t> now;
-    while (!queued_.empty() && queued_.front().attempt == attempt &&
-           take_descriptors(queued_.front().unit)) {
-      now.push_back(queued_.front().unit);
-      queued_.pop_front();
-    }
-    if (now.empty()) return;
-    start_now(now, attempt);
-  }
-}
-
-bool LauncherLoop::drop_queued(std::size_t unit) {
-  if (waiting_for_host_.erase(unit)) return true;
-  auto it = std::find_if(queued_.begin(), queued_.end(),
-                         [unit](const QueuedLaunch& q) { return q.unit == unit; });
-  if (it == queued_.end()) return false;
-  queued_.erase(it);
-  return true;
+  while (auto batch = queue_->next_batch()) start_now(batch->first, batch->second);
 }
 
 void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt) {
@@ -497,18 +440,17 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
       }
     } catch (const WaitForHost& e) {
       for (std::size_t unit : group) {
-        budget_->release(unit);
-        waiting_for_host_[unit] = attempt;
+        queue_->wait_for_host(unit, attempt);
         say(units_[unit].name + ": " + e.what());
       }
     } catch (const NoRoom& e) {
       for (std::size_t unit : group) {
-        budget_->release(unit);
+        queue_->release(unit);
         ended_without_room(unit, e.what(), true);
       }
     } catch (const std::exception& e) {
       for (std::size_t unit : group) {
-        budget_->release(unit);
+        queue_->release(unit);
         say(units_[unit].name + ": " + e.what());
         outcome_.not_started(unit, attempt, e.what());
         carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
@@ -533,14 +475,11 @@ void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_t
 }
 
 void LauncherLoop::host_found(std::size_t unit) {
-  auto it = waiting_for_host_.find(unit);
-  if (it == waiting_for_host_.end()) return;
-  queued_.push_back({unit, it->second});  // started by start_queued, at the end of this turn
-  waiting_for_host_.erase(it);
+  queue_->host_found(unit);  // started by start_queued, at the end of this turn
 }
 
 void LauncherLoop::host_not_found(std::size_t unit, const std::string& why) {
-  if (!waiting_for_host_.erase(unit)) return;
+  if (!queue_->host_not_found(unit)) return;
   ended_without_room(unit, why, false);
 }
 
@@ -574,7 +513,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
       case Action::Kind::Signal:
         if (UnitHandle carrier = tracker_->carrier_of(action.unit)) {
           signal_unit(action.unit, carrier, action.signal);
-        } else if (action.signal != SIGCONT && drop_queued(action.unit)) {
+        } else if (action.signal != SIGCONT && queue_->drop(action.unit)) {
           // Never started (waiting for descriptors): it ends as stopped.
           carry_out(supervisor_->unit_exited(action.unit, UnitExit{true, action.signal},
                                              Clock::now()));
@@ -605,7 +544,7 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
 }
 
 void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
-  budget_->release(unit);
+  queue_->release(unit);
   if (observer_) {
     const int attempt = supervisor_->unit(unit).attempt;
     const std::string cause = (lost ? "lost: " : "") + exit.describe() +
@@ -788,41 +727,19 @@ void LauncherLoop::on_key_changed(const std::string& key) {
   }
   if (key.starts_with(core::keys::kAddressPrefix)) {
     const std::size_t begin = core::keys::kAddressPrefix.size();
-    const bool first = addresses_changed_.empty();
-    addresses_changed_.insert(key.substr(begin, key.find('/', begin) - begin));
     // Written once for everything the rendezvous said so far, as soon as
     // heard (posted work that posts runs in the same turn, before the
     // turn's sources): a task runner's task that waits for its handles'
     // files finds them as it heard them.
-    if (first) {
-      loop_.post([this] {
-        for (const std::string& node : addresses_changed_) write_address_files(node);
-        addresses_changed_.clear();
-      });
+    if (address_files_.changed(key.substr(begin, key.find('/', begin) - begin))) {
+      loop_.post([this] { address_files_.write_changed(*live_plan_); });
     }
   }
   key_changed(key);
 }
 
 LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
-  for (int sig : kLauncherSignals) {
-    signal(sig, SIG_DFL);  // a background shell may have left SIGINT ignored
-  }
-  base::block_signals(kLauncherSignals);  // before any thread starts
-  // Task output goes through this process: a terminal or pipe that closed
-  // must not stop the program (the lines still reach the logs).
-  signal(SIGPIPE, SIG_IGN);
-  base::raise_descriptor_limit();  // the local launcher holds two pipes per task
-  // Task output and our lines never wait for a reader (a pager, a stuck
-  // pipe): the loop must always hear signals, stops and exits.
-  base::terminal_stdout().never_block();
-  base::terminal_stderr().never_block();
-  base::disable_core_dumps();  // we hold the program's secret
-  base::become_subreaper();
-  // The rendezvous logs what the launcher already says; its detail is for
-  // SLIPWAY_DEBUG=1.
-  spdlog::set_level(std::getenv(core::env::kDebug) ? spdlog::level::debug : spdlog::level::warn);
-
+  prepare_launcher_process(kLauncherSignals);
   // The rendezvous's thread posts what it hears to the loop, in the order
   // it happened (a stop request comes before the leaves of the tasks it
   // stopped).
@@ -839,12 +756,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   };
   // Requests for sizes, and peers' addresses when some node handles
   // another (the live address files).
-  for (const core::NodeSpec& node : plan_.program.nodes) {
-    for (const auto& handle : node.handles) handled_nodes_.insert(handle.value);
-  }
   auto& prefixes = control_options.observed_key_prefixes;
   for (std::string_view prefix : {core::keys::kScalePrefix, core::keys::kAddressPrefix, core::keys::kCheckpointRequest}) {
-    if (prefix == core::keys::kAddressPrefix && handled_nodes_.empty()) continue;
+    if (prefix == core::keys::kAddressPrefix && !address_files_.any()) continue;
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.emplace_back(prefix);
   }
   control_options.on_key_changed = [this](const std::string& key) {
@@ -864,7 +778,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   start_elastic();
   for (const auto& node : plan_.program.nodes) {
     publish_live(*node.name);
-    write_address_files(*node.name);  // each file exists before any task starts
+    address_files_.write(*node.name, *live_plan_);  // each file exists before any task starts
   }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
   {
@@ -912,8 +826,8 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   std::vector<std::size_t> tasks_per_unit;
   for (const LaunchUnit& unit : units_) tasks_per_unit.push_back(unit.tasks.size());
   tracker_ = std::make_unique<UnitTracker>(std::move(tasks_per_unit));
-  budget_ = std::make_unique<DescriptorBudget>(
-      DescriptorBudget::measure(units_.size(), kReservedDescriptors));
+  queue_ = std::make_unique<LaunchQueue>(DescriptorBudget::measure(units_.size(), kReservedDescriptors),
+                                         descriptor_cost_);
 
   carry_out(supervisor_->start(Clock::now()));
   std::optional<Clock::time_point> linger_until;

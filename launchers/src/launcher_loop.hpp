@@ -54,6 +54,9 @@
 #include <variant>
 #include <vector>
 
+#include "address_files.hpp"
+#include "launch_queue.hpp"
+#include "progress_lines.hpp"
 #include "slipway/core/plan.hpp"
 #include "slipway/base/event_loop.hpp"
 #include "slipway/base/poll_source.hpp"
@@ -74,10 +77,6 @@
 #include "slipway/launch/unit_tracker.hpp"
 
 namespace slipway::launch {
-
-// Writes "slipway: MESSAGE" on stderr: the launchers' progress lines (what
-// they start, restart, lose, and how the program finished, when it does).
-void say(const std::string& message);
 
 // Sets SLIPWAY_RESUME (the run's resume count) and SLIPWAY_ARRAY_TASK (the
 // Slurm array task, unset outside arrays) in this process's environment,
@@ -178,7 +177,7 @@ class LauncherLoop {
   // does not ask for it back). Either only for a unit waiting_for_host().
   void host_found(std::size_t unit);
   void host_not_found(std::size_t unit, const std::string& why);
-  bool waiting_for_host(std::size_t unit) const { return waiting_for_host_.count(unit) != 0; }
+  bool waiting_for_host(std::size_t unit) const { return queue_->waiting_for_host(unit); }
   // The supervisor's state of the unit.
   UnitState unit_state(std::size_t unit) const;
 
@@ -254,9 +253,7 @@ class LauncherLoop {
   void carry_out(const std::vector<Action>& actions);
   void launch(const std::vector<std::size_t>& units, int attempt);
   void start_now(const std::vector<std::size_t>& units, int attempt);
-  bool take_descriptors(std::size_t unit);
   void start_queued();
-  bool drop_queued(std::size_t unit);
   // `lost`: unit_lost() said the unit failed (said already).
   void unit_done(std::size_t unit, UnitExit exit, bool lost);
   void on_signal(int sig);
@@ -287,7 +284,6 @@ class LauncherLoop {
   // One event per task of `unit`.
   void record_unit_event(const std::string& kind, std::size_t unit, int attempt, const std::string& cause);
   void write_counters();
-  void write_address_files(const std::string& node);
 
   core::Plan plan_;
   RunDirectory run_dir_;
@@ -295,28 +291,19 @@ class LauncherLoop {
   std::chrono::milliseconds grace_;
   // Before the rendezvous (control_), whose thread posts to it: it outlives it.
   base::EventLoop loop_;
+  AddressFiles address_files_;  // RUN/addrs/NODE.PORT
   std::unique_ptr<Supervisor> supervisor_;
   std::unique_ptr<ControlPlane> control_;
-  std::set<std::string> addresses_changed_;  // nodes whose address files are to be written this turn
   std::unique_ptr<UnitTracker> tracker_;
   bool finished_ = false;
   int exit_code_ = 0;
   std::string finish_message_;
   OutcomeRecorder outcome_;  // RUN/outcome.json
   int signals_seen_ = 0;
-  // Units waiting for descriptors, in launch order.
-  struct QueuedLaunch {
-    std::size_t unit;
-    int attempt;
-  };
-  std::deque<QueuedLaunch> queued_;
-  std::map<std::size_t, int> waiting_for_host_;  // unit -> its attempt (WaitForHost)
   std::function<std::size_t(std::size_t)> descriptor_cost_;
-  std::unique_ptr<DescriptorBudget> budget_;
+  std::unique_ptr<LaunchQueue> queue_;  // units waiting for descriptors or a host
   std::unique_ptr<ElasticNodes> elastic_;
   std::shared_ptr<const core::Plan> live_plan_;
-  std::map<std::string, std::string> address_files_;  // by file name: what it holds now
-  std::set<std::string> handled_nodes_;               // nodes some node handles (their address files)
   // A resumed run: what attempts and epochs count on from (run_counters.hpp).
   int attempt_base_ = 0;
   int epoch_base_ = 0;
