@@ -167,124 +167,54 @@ void LauncherLoop::write_counters() {
   }
 }
 
-std::vector<std::string> LauncherLoop::live_arguments() const {
-  std::vector<std::string> out;
-  if (!elastic_) return out;
-  for (const auto& [node, live] : elastic_->live_sets()) {
-    out.push_back("--live");
-    out.push_back(core::format_live_set(node, live));
-  }
-  return out;
-}
+std::vector<std::string> LauncherLoop::live_arguments() const { return elastic_->live_arguments(); }
 
-void LauncherLoop::start_elastic() {
-  std::vector<ElasticNodeSpec> specs;
-  for (const core::NodeSpec& node : plan_.program.nodes) {
-    const core::ReplicaRange range = node.replicas.value;
-    if (!range.elastic() || !node.colocate.value.empty()) continue;
-    const core::ResolvedElastic settings = core::elastic_settings(plan_.program, node);
-    ElasticNodeSpec spec;
-    spec.node = node.name.value;
-    spec.min = range.min;
-    spec.max = range.max;
-    spec.slots = 0;
-    spec.hosted = 0;
-    for (const core::Task* task : plan_.tasks_of(spec.node)) {
-      ++spec.slots;
-      if (!plan_.host(*task).satellite) ++spec.hosted;
-    }
-    spec.world = forms_world(node.framework.value);
-    spec.grow_manual = settings.grow_manual;
-    spec.shrink_on_loss = settings.shrink_on_loss;
-    spec.settle = milliseconds(settings.settle_ms);
-    specs.push_back(std::move(spec));
-  }
-  elastic_ = std::make_unique<ElasticNodes>(std::move(specs));
-  live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
-}
+const std::shared_ptr<const core::Plan>& LauncherLoop::live_plan() const { return elastic_->live_plan(); }
 
 void LauncherLoop::publish_live(const std::string& node) {
-  const core::NodeSpec* spec = plan_.program.find_node(node);
-  if (spec == nullptr || !elastic_->knows(node)) return;
-  control_->server().put(core::keys::live(node),
-                         core::format_live_record({spec->replicas.value.min, spec->replicas.value.max,
-                                                   elastic_->live(node)}));
+  if (auto record = elastic_->live_record(node)) control_->server().put(core::keys::live(node), *record);
 }
 
-// A task writes the key and its value: both reach our output escaped
-// (rendezvous::printable), so that neither can start a line of its own.
 void LauncherLoop::on_scale_request(const std::string& key) {
-  const std::string node = rendezvous::printable(key.substr(core::keys::kScalePrefix.size()));
   const auto value = control_->server().get(key);
   if (!value || finished_) return;
-  // "COUNT[ WHO]"
-  const std::size_t digits = value->find_first_not_of("0123456789");
-  const std::string count_text = value->substr(0, digits);
-  const std::string who = digits == std::string::npos || digits + 1 >= value->size()
-                              ? std::string("a task")
-                              : rendezvous::printable(value->substr(digits + 1, 128));
-  if (count_text.empty() || count_text.size() > 9 || (digits != std::string::npos && (*value)[digits] != ' ')) {
-    say("ignored " + rendezvous::printable(key.substr(0, 192)) + " = '" +
-        rendezvous::printable(value->substr(0, 64)) + "': not a count (write COUNT, or COUNT WHO)");
-    return;
-  }
-  const std::int64_t count = std::stoll(count_text);
-  if (!elastic_->knows(node)) {
-    const core::NodeSpec* spec = plan_.program.find_node(node);
-    if (spec == nullptr) {
-      say(who + " asked to scale " + node + ": the program has no such node");
-    } else if (!spec->replicas.value.elastic()) {
-      say(who + " asked to scale " + node + ": it is not elastic (replicas = " +
-          std::to_string(spec->replicas.value.min) + "); give it replicas = \"MIN:MAX\"");
-    } else {
-      say(who + " asked to scale " + node + ": it is colocated ('" + spec->colocate.value +
-          "'), and colocated nodes do not resize yet");
-    }
-    return;
-  }
-  const std::string line = elastic_->request(node, count, who, Clock::now());
+  const std::string line = elastic_->scale_request(key, *value, Clock::now());
   if (!line.empty()) say(line);
 }
 
-std::vector<std::string> LauncherLoop::elastic_node_names() const { return elastic_->names(); }
+std::vector<std::string> LauncherLoop::elastic_node_names() const { return elastic_->nodes().names(); }
 
 std::uint32_t LauncherLoop::satellites_wanted(const std::string& node) const {
-  return finished_ || supervisor_->stopping() ? 0 : elastic_->satellites_wanted(node);
+  return finished_ || supervisor_->stopping() ? 0 : elastic_->nodes().satellites_wanted(node);
 }
 
 std::size_t LauncherLoop::satellite_granted(const std::string& node, const std::string& why) {
-  const std::uint32_t slot = elastic_->grant(node, why, Clock::now());
-  return unit_of_task(node + "." + std::to_string(slot));
+  return elastic_->grant_satellite(node, why, Clock::now());
 }
 
 std::optional<std::size_t> LauncherLoop::satellite_releasable(const std::string& node) {
-  const auto slot = elastic_->releasable(node);
-  if (!slot) return std::nullopt;
-  const std::size_t unit = unit_of_task(node + "." + std::to_string(*slot));
-  if (unit_carrier(unit) || unit_starting(unit)) return std::nullopt;  // its step still ends
-  elastic_->release(node);
-  return unit;
+  // A unit whose step still ends is not released yet.
+  return elastic_->release_satellite(node, [this](std::size_t unit) { return unit_carrier(unit) || unit_starting(unit); });
 }
 
 void LauncherLoop::satellites_abandoned(const std::string& node, const std::string& why) {
-  const std::uint32_t had = elastic_->settle_for_hosted(node);
-  say(node + " stays at " + std::to_string(elastic_->live(node).size()) + " of the " + std::to_string(had) +
-      " replicas asked for: " + why);
+  say(elastic_->abandon_satellites(node, why));
 }
 
 void LauncherLoop::apply_resizes(Clock::time_point now) {
   if (finished_) return;
-  for (const Resize& r : elastic_->tick(now)) apply_resize(r, now);
+  for (const Resize& r : elastic_->nodes().tick(now)) apply_resize(r, now);
 }
 
 bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool grow_back) {
-  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-  if (units_[unit].tasks.size() != 1 || !elastic_->knows(task.node)) return false;
-  auto resize = elastic_->lost_without_room(task.node, task.replica, "no host has room for " + task.name(),
-                                            grow_back);
+  const auto replica = elastic_->replica_of(unit);
+  if (!replica) return false;
+  auto resize = elastic_->nodes().lost_without_room(
+      replica->node, replica->replica, "no host has room for " + plan_.tasks[units_[unit].tasks.front()].name(),
+      grow_back);
   if (!resize) return false;
   say(units_[unit].name + ": " + why);
-  if (resize->unhosted) slot_unhosted(unit, unit_of_task(task.node + "." + std::to_string(*resize->unhosted)));
+  if (resize->unhosted) slot_unhosted(unit, unit_of_task(replica->node + "." + std::to_string(*resize->unhosted)));
   const auto now = Clock::now();
   apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.
@@ -293,30 +223,12 @@ bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool gro
 }
 
 void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now, std::optional<std::size_t> ended) {
-  live_plan_ = std::make_shared<const core::Plan>(core::live_plan(plan_, elastic_->live_sets()));
+  const ElasticControl::Steps steps = elastic_->resize_steps(r, ended);
   publish_live(r.node);
-  std::vector<std::size_t> start, retire;
-  std::string starting, stopping;
-  for (std::uint32_t replica : r.live) {
-    if (std::binary_search(r.from.begin(), r.from.end(), replica)) continue;
-    start.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
-    starting += (starting.empty() ? "" : ", ") + units_[start.back()].name;
-  }
-  for (std::uint32_t replica : r.from) {
-    if (std::binary_search(r.live.begin(), r.live.end(), replica)) continue;
-    retire.push_back(unit_of_task(r.node + "." + std::to_string(replica)));
-    if (retire.back() != ended) stopping += (stopping.empty() ? "" : ", ") + units_[retire.back()].name;
-  }
-  const core::NodeSpec* spec = plan_.program.find_node(r.node);
-  if (spec == nullptr || !forms_world(spec->framework.value)) {
-    // A world's resize is said by the supervisor, with its epoch.
-    say(r.cause + (starting.empty() ? "" : "; starting " + starting) +
-        (stopping.empty() ? "" : "; stopping " + stopping));
-  }
-  record_event("resize", r.node,
-               r.cause + " (" + std::to_string(r.from.size()) + " -> " + std::to_string(r.live.size()) + " replicas)");
-  carry_out(supervisor_->resize(start, retire, r.cause, now));
-  address_files_.write(r.node, *live_plan_);
+  if (!steps.line.empty()) say(steps.line);
+  record_event("resize", r.node, steps.event_cause);
+  carry_out(supervisor_->resize(steps.start, steps.retire, r.cause, now));
+  address_files_.write(r.node, *elastic_->live_plan());
 }
 
 void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
@@ -462,13 +374,7 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
 void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_text, bool grow_back) {
   if (shrink_for(unit, why_text, grow_back)) return;
   std::string why = why_text;
-  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-  if (elastic_->knows(task.node)) {
-    const auto& range = plan_.program.find_node(task.node)->replicas.value;
-    why += "; " + task.node + " runs its minimum of " + std::to_string(elastic_->live(task.node).size()) +
-           " replicas (replicas = \"" + std::to_string(range.min) + ":" + std::to_string(range.max) +
-           "\") and cannot shrink";
-  }
+  if (const std::string minimum = elastic_->cannot_shrink(unit); !minimum.empty()) why += "; " + minimum;
   say(units_[unit].name + ": " + why);
   outcome_.not_started(unit, supervisor_->unit(unit).attempt, why);
   carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
@@ -558,7 +464,7 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
     }
   }
   const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-  const bool elastic_replica = units_[unit].tasks.size() == 1 && elastic_->knows(task.node);
+  const auto replica = elastic_->replica_of(unit);
   if (!lost && !exit.success() && supervisor_->unit(unit).state == UnitState::Running &&
       signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
     // The log of the task that failed the unit (a colocated unit's first
@@ -570,8 +476,8 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
     const std::string which = units_[unit].tasks.size() > 1 && failed ? *failed + " failed; " : "";
     say(units_[unit].name + " " + exit.describe() + (has_log ? " (" + which + "log: " + log + ")" : ""));
     // on_loss = "shrink": the node carries on without it (down to MIN).
-    if (elastic_replica && elastic_->shrinks_on_loss(task.node) && !supervisor_->stopping()) {
-      if (auto resize = elastic_->lost(task.node, task.replica,
+    if (replica && elastic_->nodes().shrinks_on_loss(replica->node) && !supervisor_->stopping()) {
+      if (auto resize = elastic_->nodes().lost(replica->node, replica->replica,
                                        task.name() + " " + exit.describe() + "; on_loss = \"shrink\"")) {
         apply_resize(*resize, Clock::now(), unit);  // its exit is expected now: no retry used
       }
@@ -583,7 +489,7 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
   // the epoch its loss began (the loss counted above), so that its world's
   // next epoch starts at the smaller size, not first at the old one, which
   // could not form.
-  if (lost && elastic_replica && !supervisor_->stopping()) {
+  if (lost && replica && !supervisor_->stopping()) {
     if (auto why = no_room_for(unit)) shrink_for(unit, *why, true);
   }
 }
@@ -732,7 +638,7 @@ void LauncherLoop::on_key_changed(const std::string& key) {
     // turn's sources): a task runner's task that waits for its handles'
     // files finds them as it heard them.
     if (address_files_.changed(key.substr(begin, key.find('/', begin) - begin))) {
-      loop_.post([this] { address_files_.write_changed(*live_plan_); });
+      loop_.post([this] { address_files_.write_changed(*elastic_->live_plan()); });
     }
   }
   key_changed(key);
@@ -775,10 +681,10 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
   for (const auto& node : plan_.program.nodes) {
     control_->declare(*node.name, static_cast<std::uint32_t>(plan_.tasks_of(*node.name).size()));
   }
-  start_elastic();
+  elastic_ = std::make_unique<ElasticControl>(plan_, units_);
   for (const auto& node : plan_.program.nodes) {
     publish_live(*node.name);
-    address_files_.write(*node.name, *live_plan_);  // each file exists before any task starts
+    address_files_.write(*node.name, *elastic_->live_plan());  // each file exists before any task starts
   }
   run_dir_.write_contact({control_->endpoint(), control_->token(), getpid()});
   {
@@ -815,9 +721,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     SupervisedUnitSpec spec{unit.name, unit.daemon, unit.max_retries, unit.world};
     const core::Task& first = plan_.tasks[unit.tasks.front()];
     spec.hears_notice = core::hears_notices(plan_.node(first));
-    spec.idle = unit.tasks.size() == 1 && elastic_->knows(first.node) &&
-                !std::binary_search(elastic_->live(first.node).begin(), elastic_->live(first.node).end(),
-                                    first.replica);
+    spec.idle = elastic_->starts_idle(static_cast<std::size_t>(&unit - units_.data()));
     specs.push_back(std::move(spec));
   }
   SupervisorOptions supervisor_options;
@@ -842,7 +746,7 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     std::optional<Clock::time_point> deadline =
         finished_ ? linger_until : supervisor_->next_deadline();
     if (!finished_) {
-      for (auto own : {tracker_->next_deadline(), elastic_->next_deadline(),
+      for (auto own : {tracker_->next_deadline(), elastic_->nodes().next_deadline(),
                        std::optional<Clock::time_point>(observer_->next_deadline())}) {
         if (own && (!deadline || *own < *deadline)) deadline = own;
       }

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "address_files.hpp"
+#include "elastic_control.hpp"
 #include "launch_queue.hpp"
 #include "progress_lines.hpp"
 #include "slipway/core/plan.hpp"
@@ -221,7 +222,7 @@ class LauncherLoop {
   ControlPlane& control() { return *control_; }
   // The program as it runs now (core::live_plan of the elastic nodes' live
   // sets): what a task that starts now is told of it.
-  const std::shared_ptr<const core::Plan>& live_plan() const { return live_plan_; }
+  const std::shared_ptr<const core::Plan>& live_plan() const;
   // slipway-exec's arguments for the same: "--live", "NODE=LIST" per
   // elastic node.
   std::vector<std::string> live_arguments() const;
@@ -264,7 +265,6 @@ class LauncherLoop {
   void on_member_ended(const MemberEnded& event);
   void kill_all();
   std::vector<std::string> unit_environment() const;
-  void start_elastic();
   void on_scale_request(const std::string& key);
   void apply_resizes(Clock::time_point now);
   // `ended`: a unit that has ended already (not said to be stopped).
@@ -302,8 +302,7 @@ class LauncherLoop {
   int signals_seen_ = 0;
   std::function<std::size_t(std::size_t)> descriptor_cost_;
   std::unique_ptr<LaunchQueue> queue_;  // units waiting for descriptors or a host
-  std::unique_ptr<ElasticNodes> elastic_;
-  std::shared_ptr<const core::Plan> live_plan_;
+  std::unique_ptr<ElasticControl> elastic_;
   // A resumed run: what attempts and epochs count on from (run_counters.hpp).
   int attempt_base_ = 0;
   int epoch_base_ = 0;

@@ -75,10 +75,10 @@ observe::ProgramStatus LauncherLoop::status_now() const {
     for (const auto& h : spec.handles) node.handles.push_back(h.value);
     node.min = spec.replicas.value.min;
     node.max = spec.replicas.value.max;
-    node.elastic = elastic_->knows(node.name);
+    node.elastic = elastic_->nodes().knows(node.name);
     node.world = forms_world(spec.framework.value);
     node.daemon = spec.daemon.value;
-    node.replicas = node.elastic ? static_cast<std::uint32_t>(elastic_->live(node.name).size())
+    node.replicas = node.elastic ? static_cast<std::uint32_t>(elastic_->nodes().live(node.name).size())
                                  : static_cast<std::uint32_t>(plan_.tasks_of(node.name).size());
     for (const core::Task* t : plan_.tasks_of(node.name)) {
       const std::size_t unit = unit_of.at(t->id);
