@@ -1,10 +1,10 @@
-// LauncherLoop: signals, stop requests, unit processes and the supervisor's
-// actions, shared by the local launcher and the Slurm controller.
+// LauncherLoop: the run's set-up and end, its turns (base::EventLoop),
+// signals, stop requests and key changes heard, and the supervisor's
+// actions carried out; shared by the local launcher and the Slurm
+// controller. The units' lives, the elastic nodes and the run's record are
+// in launcher_units.cpp, launcher_elastic.cpp and launcher_record.cpp.
 #include "launcher_loop.hpp"
 
-#include "launcher_process.hpp"
-
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,12 +13,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include <spdlog/spdlog.h>
-
+#include "launcher_process.hpp"
 #include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
-#include "slipway/core/live_plan.hpp"
-#include "slipway/base/write_all.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/rendezvous/printable.hpp"
 #include "slipway/rendezvous/server.hpp"
@@ -34,16 +31,6 @@ constexpr milliseconds kLinger{5000};
 // How long, at the very end, a reader that stalled may keep the launcher
 // waiting for the last lines (a signal ends the wait).
 constexpr milliseconds kFinalFlush{5000};
-// How long a unit whose carrier ended before its agent said how it ended
-// (joined, never left) waits for the rendezvous's verdict on that agent,
-// when the launcher classifies vanished agents as lost (hears_losses()).
-// srun may report its killed task before the killed agent's connection is
-// heard to drop (the FIN, a few milliseconds later): the unit is then lost
-// (its host marked lost), not a plain failure restarted on the same host.
-// A dropped connection is heard at once; a silent one (a host cut off)
-// takes the heartbeat budget, but its srun does not end first either. With
-// no verdict in this time the unit ends with its carrier's exit.
-constexpr milliseconds kLossVerdictWait{2000};
 // Descriptors kept out of the task budget: the rendezvous's listener and
 // clients (`slipway status`/`stop`), logs being rotated, signals, ...
 constexpr std::size_t kReservedDescriptors = 64;
@@ -111,126 +98,6 @@ void export_run_environment(const RunDirectory& run_dir) {
   }
 }
 
-Clock::time_point LauncherLoop::publish_notice(const std::string& reason, bool stop) {
-  const auto now = Clock::now();
-  const auto deadline = now + notice_window_;
-  core::CheckpointNotice notice;
-  notice.seq = ++notice_seq_;
-  notice.reason = reason;
-  notice.stop = stop;
-  notice.deadline_unix_ms = std::chrono::duration_cast<milliseconds>(
-                                (std::chrono::system_clock::now() + notice_window_).time_since_epoch())
-                                .count();
-  const std::string text = core::format_notice(notice);
-  control_->server().put(std::string(core::keys::kCheckpointNotice), text);
-  notice_published(text);
-  record_event("notice", "", reason + (stop ? "; then the program stops" : ""));
-  return deadline;
-}
-
-void LauncherLoop::on_checkpoint_request() {
-  if (supervisor_->stopping()) return;
-  const std::string key(core::keys::kCheckpointRequest);
-  auto value = control_->server().get(key);
-  if (!value) return;
-  control_->server().erase(key);  // the same request again is a new one
-  constexpr std::string_view kStopWord = "stop ";
-  const bool stop = value->starts_with(kStopWord);
-  std::string reason = rendezvous::printable(stop ? value->substr(kStopWord.size()) : *value);
-  if (reason.size() > core::kMaxReasonBytes) reason.resize(core::kMaxReasonBytes);
-  if (!stop) {
-    publish_notice(reason, false);
-    say("checkpoint notice " + std::to_string(notice_seq_) + " to every task: " + reason);
-    return;
-  }
-  const auto deadline = publish_notice(reason, true);
-  say("checkpoint notice " + std::to_string(notice_seq_) + " to every task, then stopping: " + reason);
-  carry_out(supervisor_->stop_with_notice(reason, 128 + SIGTERM, deadline, Clock::now()));
-}
-
-void LauncherLoop::record_launch(const std::vector<std::size_t>& units, int attempt) {
-  for (std::size_t unit : units) {
-    for (std::uint32_t t : units_[unit].tasks) {
-      counters_[plan_.tasks[t].name()] = TaskCounters{task_attempt(attempt), unit_epoch(unit)};
-    }
-  }
-  counters_changed_ = true;
-}
-
-void LauncherLoop::write_counters() {
-  if (!counters_changed_) return;
-  counters_changed_ = false;
-  try {
-    run_dir_.write_file("counters", format_counters(counters_));
-  } catch (const std::exception& e) {
-    say(std::string("warning: a resume of this run would count attempts again from its last record: ") + e.what());
-  }
-}
-
-std::vector<std::string> LauncherLoop::live_arguments() const { return elastic_->live_arguments(); }
-
-const std::shared_ptr<const core::Plan>& LauncherLoop::live_plan() const { return elastic_->live_plan(); }
-
-void LauncherLoop::publish_live(const std::string& node) {
-  if (auto record = elastic_->live_record(node)) control_->server().put(core::keys::live(node), *record);
-}
-
-void LauncherLoop::on_scale_request(const std::string& key) {
-  const auto value = control_->server().get(key);
-  if (!value || finished_) return;
-  const std::string line = elastic_->scale_request(key, *value, Clock::now());
-  if (!line.empty()) say(line);
-}
-
-std::vector<std::string> LauncherLoop::elastic_node_names() const { return elastic_->nodes().names(); }
-
-std::uint32_t LauncherLoop::satellites_wanted(const std::string& node) const {
-  return finished_ || supervisor_->stopping() ? 0 : elastic_->nodes().satellites_wanted(node);
-}
-
-std::size_t LauncherLoop::satellite_granted(const std::string& node, const std::string& why) {
-  return elastic_->grant_satellite(node, why, Clock::now());
-}
-
-std::optional<std::size_t> LauncherLoop::satellite_releasable(const std::string& node) {
-  // A unit whose step still ends is not released yet.
-  return elastic_->release_satellite(node, [this](std::size_t unit) { return unit_carrier(unit) || unit_starting(unit); });
-}
-
-void LauncherLoop::satellites_abandoned(const std::string& node, const std::string& why) {
-  say(elastic_->abandon_satellites(node, why));
-}
-
-void LauncherLoop::apply_resizes(Clock::time_point now) {
-  if (finished_) return;
-  for (const Resize& r : elastic_->nodes().tick(now)) apply_resize(r, now);
-}
-
-bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool grow_back) {
-  const auto replica = elastic_->replica_of(unit);
-  if (!replica) return false;
-  auto resize = elastic_->nodes().lost_without_room(
-      replica->node, replica->replica, "no host has room for " + plan_.tasks[units_[unit].tasks.front()].name(),
-      grow_back);
-  if (!resize) return false;
-  say(units_[unit].name + ": " + why);
-  if (resize->unhosted) slot_unhosted(unit, unit_of_task(replica->node + "." + std::to_string(*resize->unhosted)));
-  const auto now = Clock::now();
-  apply_resize(*resize, now, unit);
-  // Expected now: its world restarts without it, or it is retired.
-  carry_out(supervisor_->unit_exited(unit, UnitExit{true, SIGKILL}, now));
-  return true;
-}
-
-void LauncherLoop::apply_resize(const Resize& r, Clock::time_point now, std::optional<std::size_t> ended) {
-  const ElasticControl::Steps steps = elastic_->resize_steps(r, ended);
-  publish_live(r.node);
-  if (!steps.line.empty()) say(steps.line);
-  record_event("resize", r.node, steps.event_cause);
-  carry_out(supervisor_->resize(steps.start, steps.retire, r.cause, now));
-  address_files_.write(r.node, *elastic_->live_plan());
-}
-
 void LauncherLoop::signal_unit(std::size_t, UnitHandle carrier, int sig) {
   if (carrier.is_process()) ::kill(carrier.pid(), sig);
 }
@@ -251,142 +118,6 @@ std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t u : units) groups.push_back({u});
   return groups;
-}
-
-void LauncherLoop::record_event(const std::string& kind, const std::string& node, const std::string& cause,
-                                const std::string& host) {
-  if (!observer_) return;
-  observe::Event event;
-  event.kind = kind;
-  event.node = node;
-  event.cause = cause;
-  event.host = host;
-  observer_->record(std::move(event));
-}
-
-void LauncherLoop::record_unit_event(const std::string& kind, std::size_t unit, int attempt,
-                                     const std::string& cause) {
-  if (!observer_) return;
-  for (std::uint32_t t : units_[unit].tasks) {
-    const core::Task& task = plan_.tasks[t];
-    observe::Event event;
-    event.kind = kind;
-    event.node = task.node;
-    event.replica = task.replica;
-    event.attempt = task_attempt(attempt);
-    if (units_[unit].world >= 0) event.epoch = unit_epoch(unit);
-    event.host = unit_host_name(unit);
-    event.cause = cause;
-    observer_->record(std::move(event));
-  }
-}
-
-void LauncherLoop::observe_started() {
-  if (observer_ && !observer_->url().empty()) say("page and metrics of the program: " + observer_->url());
-}
-
-void LauncherLoop::launch(const std::vector<std::size_t>& units, int attempt) {
-  for (std::size_t unit : units) {
-    const int world = units_[unit].world;
-    if (world >= 0) {
-      const int epoch = unit_epoch(unit);
-      auto [it, fresh] = recorded_epoch_.emplace(world, epoch);
-      if (observer_ && (fresh || it->second != epoch)) {
-        it->second = epoch;
-        observe::Event event;
-        event.kind = "epoch";
-        event.node = plan_.tasks[units_[unit].tasks.front()].node;
-        event.epoch = epoch;
-        event.cause = "epoch " + std::to_string(epoch) + " of its world" +
-                      (fresh && attempt == 0 ? std::string(" starts") : ": " + last_note_);
-        observer_->record(std::move(event));
-      }
-    }
-  }
-  if (attempt > 0) {
-    for (std::size_t unit : units) {
-      const int epoch = unit_epoch(unit);
-      say("restarting " + units_[unit].name + " (attempt " + std::to_string(attempt) +
-          (epoch > 0 ? ", epoch " + std::to_string(epoch) + " of its world" : std::string()) + ")");
-      for (std::uint32_t t : units_[unit].tasks) {
-        control_->clear_stop(plan_.tasks[t].node, plan_.tasks[t].replica);
-      }
-    }
-  }
-  const std::vector<std::size_t> now = queue_->admit(units, attempt);
-  if (auto line = queue_->refusal()) say(*line);
-  start_now(now, attempt);
-}
-
-void LauncherLoop::start_queued() {
-  while (auto batch = queue_->next_batch()) start_now(batch->first, batch->second);
-}
-
-void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt) {
-  if (units.empty()) return;
-  for (std::size_t unit : units) {
-    if (units_[unit].world < 0) continue;
-    for (std::uint32_t t : units_[unit].tasks) {
-      const core::Task& task = plan_.tasks[t];
-      if (forms_world(*plan_.node(task).framework)) control_->set_epoch(task.node, unit_epoch(unit));
-    }
-  }
-  launching(units, attempt);
-  // A later attempt starts each unit alone (start_units' contract), also
-  // when several were queued together.
-  std::vector<std::vector<std::size_t>> groups;
-  if (attempt == 0 && units.size() > 1) {
-    groups = group_first_launches(units);
-  } else {
-    for (std::size_t unit : units) groups.push_back({unit});
-  }
-  for (const auto& group : groups) {
-    if (group.empty()) continue;
-    try {
-      UnitHandle carrier = start_units(group, attempt, unit_environment());
-      tracker_->started(carrier, group, attempt);
-      record_launch(group, attempt);
-      for (std::size_t unit : group) {
-        record_unit_event(attempt > 0 ? "restart" : "start", unit, attempt,
-                          attempt > 0 ? "attempt " + std::to_string(task_attempt(attempt)) : std::string());
-      }
-    } catch (const WaitForHost& e) {
-      for (std::size_t unit : group) {
-        queue_->wait_for_host(unit, attempt);
-        say(units_[unit].name + ": " + e.what());
-      }
-    } catch (const NoRoom& e) {
-      for (std::size_t unit : group) {
-        queue_->release(unit);
-        ended_without_room(unit, e.what(), true);
-      }
-    } catch (const std::exception& e) {
-      for (std::size_t unit : group) {
-        queue_->release(unit);
-        say(units_[unit].name + ": " + e.what());
-        outcome_.not_started(unit, attempt, e.what());
-        carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
-      }
-    }
-  }
-}
-
-void LauncherLoop::ended_without_room(std::size_t unit, const std::string& why_text, bool grow_back) {
-  if (shrink_for(unit, why_text, grow_back)) return;
-  std::string why = why_text;
-  if (const std::string minimum = elastic_->cannot_shrink(unit); !minimum.empty()) why += "; " + minimum;
-  say(units_[unit].name + ": " + why);
-  outcome_.not_started(unit, supervisor_->unit(unit).attempt, why);
-  carry_out(supervisor_->unit_exited(unit, UnitExit{false, 127}, Clock::now()));
-}
-
-void LauncherLoop::host_found(std::size_t unit) {
-  queue_->host_found(unit);  // started by start_queued, at the end of this turn
-}
-
-void LauncherLoop::host_not_found(std::size_t unit, const std::string& why) {
-  if (!queue_->host_not_found(unit)) return;
-  ended_without_room(unit, why, false);
 }
 
 UnitState LauncherLoop::unit_state(std::size_t unit) const { return supervisor_->unit(unit).state; }
@@ -447,123 +178,6 @@ void LauncherLoop::carry_out(const std::vector<Action>& actions) {
     }
   }
   flush();
-}
-
-void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
-  queue_->release(unit);
-  if (observer_) {
-    const int attempt = supervisor_->unit(unit).attempt;
-    const std::string cause = (lost ? "lost: " : "") + exit.describe() +
-                              (supervisor_->exit_expected(unit) || supervisor_->stopping() ? " (stopped)" : "");
-    record_unit_event("exit", unit, attempt, cause);
-    using namespace std::chrono;
-    const auto now_ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-    for (std::uint32_t t : units_[unit].tasks) {
-      observer_->task_ended(plan_.tasks[t].name(),
-                            observe::LastExit{plan_.tasks[t].replica, task_attempt(attempt), cause, now_ms});
-    }
-  }
-  const core::Task& task = plan_.tasks[units_[unit].tasks.front()];
-  const auto replica = elastic_->replica_of(unit);
-  if (!lost && !exit.success() && supervisor_->unit(unit).state == UnitState::Running &&
-      signals_seen_ == 0 && !supervisor_->exit_expected(unit)) {
-    // The log of the task that failed the unit (a colocated unit's first
-    // to fail; its first task when none was heard to). A task that never
-    // started may have no log.
-    const auto failed = outcome_.failed_task(plan_, units_[unit], task_attempt(supervisor_->unit(unit).attempt));
-    const std::string log = run_dir_.logs_path() + "/" + failed.value_or(task.name()) + ".log";
-    const bool has_log = exit.never_started.empty() || access(log.c_str(), F_OK) == 0;
-    const std::string which = units_[unit].tasks.size() > 1 && failed ? *failed + " failed; " : "";
-    say(units_[unit].name + " " + exit.describe() + (has_log ? " (" + which + "log: " + log + ")" : ""));
-    // on_loss = "shrink": the node carries on without it (down to MIN).
-    if (replica && elastic_->nodes().shrinks_on_loss(replica->node) && !supervisor_->stopping()) {
-      if (auto resize = elastic_->nodes().lost(replica->node, replica->replica,
-                                       task.name() + " " + exit.describe() + "; on_loss = \"shrink\"")) {
-        apply_resize(*resize, Clock::now(), unit);  // its exit is expected now: no retry used
-      }
-    }
-  }
-  outcome_.unit_ended(unit, supervisor_->unit(unit).attempt, exit, lost);
-  carry_out(supervisor_->unit_exited(unit, exit, Clock::now()));
-  // Lost where no host has room for it: its elastic node shrinks now, in
-  // the epoch its loss began (the loss counted above), so that its world's
-  // next epoch starts at the smaller size, not first at the old one, which
-  // could not form.
-  if (lost && replica && !supervisor_->stopping()) {
-    if (auto why = no_room_for(unit)) shrink_for(unit, *why, true);
-  }
-}
-
-void LauncherLoop::on_member_joined(const MemberJoined& event) {
-  std::size_t unit = unit_of_task(event.task);
-  if (unit >= units_.size()) return;
-  const auto& tasks = units_[unit].tasks;
-  for (std::size_t k = 0; k < tasks.size(); ++k) {
-    if (plan_.tasks[tasks[k]].name() == event.task) {
-      tracker_->task_joined(unit, static_cast<int>(event.attempt) - attempt_base_, k);
-    }
-  }
-}
-
-void LauncherLoop::on_member_ended(const MemberEnded& event) {
-  std::size_t unit = unit_of_task(event.task);
-  if (unit >= units_.size()) return;
-  outcome_.task_ended(event);
-  UnitHandle carrier = tracker_->carrier_of(unit);
-  int attempt = static_cast<int>(event.attempt) - attempt_base_;
-  if (event.failed) {
-    // A held unit (its carrier ended first) gets its verdict now.
-    const bool held = tracker_->held(unit);
-    if ((!carrier && !held) || supervisor_->unit(unit).attempt != attempt) return;
-    if (!unit_lost(unit, carrier, event)) {
-      if (auto exit = held ? tracker_->release(unit) : std::nullopt) unit_done(unit, *exit, false);
-      return;
-    }
-    if (!tracker_->task_vanished(unit, attempt)) return;
-    unit_done(unit, UnitExit{true, SIGKILL}, true);
-  } else {
-    auto status = tracker_->task_left(unit, attempt, event.exit_status);
-    if (!status) return;
-    unit_done(unit, UnitExit{false, *status}, false);
-  }
-  if (carrier && tracker_->drained(carrier)) carrier_drained(carrier);
-}
-
-std::string LauncherLoop::never_joined(UnitHandle, const base::ExitStatus& exit) {
-  return "its process " + exit.describe() + " before the task joined the program";
-}
-
-void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exit) {
-  std::optional<std::vector<rendezvous::MemberRecord>> members;
-  for (std::size_t unit : tracker_->carrier_ended(carrier)) {
-    UnitExit task_exit{exit.signaled, exit.code, {}};
-    bool joined = tracker_->all_joined(unit);
-    if (!joined) {
-      // The rendezvous answers a join before it tells this loop of it: a
-      // task that joined, ran and ended at once may be reaped before its
-      // join is heard. The server's own records say.
-      if (!members) members = control_->server().members();
-      const int attempt = task_attempt(supervisor_->unit(unit).attempt);
-      std::size_t found = 0;
-      for (std::uint32_t t : units_[unit].tasks) {
-        const std::string name = plan_.tasks[t].name();
-        found += std::any_of(members->begin(), members->end(), [&](const rendezvous::MemberRecord& m) {
-          return static_cast<int>(m.identity.attempt) == attempt && m.identity.name() == name;
-        });
-      }
-      joined = found == units_[unit].tasks.size();
-    }
-    if (!joined) {
-      task_exit.never_started = never_joined(carrier, exit);
-    } else if (hears_losses() && supervisor_->unit(unit).state == UnitState::Running &&
-               !supervisor_->exit_expected(unit) && !supervisor_->stopping() && signals_seen_ == 0) {
-      // Its agent never said how it ended: the rendezvous may be about to
-      // say it was lost (kLossVerdictWait).
-      tracker_->hold(unit, task_exit, Clock::now() + kLossVerdictWait);
-      continue;
-    }
-    unit_done(unit, task_exit, false);
-  }
 }
 
 void LauncherLoop::kill_all() {

@@ -138,7 +138,7 @@ class LauncherLoop {
   }
   // Whether unit_lost() may say a vanished agent's unit failed (its host
   // lost). A unit whose carrier ends while its agent has joined and not
-  // left then waits a moment (kLossVerdictWait in launcher_loop.cpp) for
+  // left then waits a moment (kLossVerdictWait in launcher_units.cpp) for
   // the rendezvous's verdict on that agent, so that a loss heard just after
   // the carrier's end is still a loss. Default: false.
   virtual bool hears_losses() const { return false; }
