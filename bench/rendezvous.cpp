@@ -15,6 +15,8 @@
 //      directly, from 64 loopback addresses, as agents on many hosts would.
 // Every server runs in a process of its own (this binary re-executed with
 // --serve), as TCPStore's master does in its peer script.
+// Over 500 lines: bench/ keeps one file per benchmark, with its peer (the
+// servers it starts and the emulated agents' client are this benchmark's).
 #include <signal.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -2,6 +2,9 @@
 // (with a hello that tells the callee where to reply), calls, replies,
 // timeouts, and what happens to calls in flight when a callee restarts,
 // leaves or fails.
+// Over 500 lines, one concern: the caller's side of EndpointCore (its other
+// sides are core_*.cpp already); peers, calls and their fates share one lock
+// and one set of tables, which a split would spread over files.
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>

@@ -1,6 +1,9 @@
 // The courier's TCP transport: the listener, inbound connections that
 // parse frames with every length bounded, and outbound links that queue
 // and write frames (see tcp_transport.hpp for the frame and the bounds).
+// Over 500 lines, one concern: one transport; its listener, inbound and
+// outbound connections share its epoll set and bounds, which a split would
+// have to expose in a second private header.
 #include "tcp_transport.hpp"
 
 #include <arpa/inet.h>

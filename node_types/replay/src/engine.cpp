@@ -1,5 +1,8 @@
 // The shard engine: validation of requests, parking and waking, leases,
 // de-duplication, info, snapshot and restore.
+// Over 500 lines, one concern: a shard's request admission (its tables,
+// selectors, limiter, store and memories are files of their own); inserts,
+// reads and leases share the parking rule that a split would spread out.
 #include "slipway/replay/engine.hpp"
 
 #include <algorithm>

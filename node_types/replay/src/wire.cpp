@@ -1,4 +1,7 @@
 // Encoding and decoding of the replay wire protocol (docs/replay.md).
+// Over 500 lines, one concern: the protocol's codec, every request and reply
+// over the same bounded readers and writers; a split would share those
+// through a header used by its two halves only.
 #include "slipway/replay/wire.hpp"
 
 #include <cstring>

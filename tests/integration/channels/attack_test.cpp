@@ -4,6 +4,8 @@
 // from senders that never said hello; a token holder publishes garbage as
 // a callee's address in the rendezvous; raw bytes hit the TCP port. Each is refused; the endpoint (this
 // process) lives on, keeps nothing for the attacker and serves real peers.
+// Over 500 lines, one concern: hostile peers against one endpoint; a split
+// would put the attack helpers the cases share in a header of their own.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <spawn.h>

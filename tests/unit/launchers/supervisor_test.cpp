@@ -1,5 +1,7 @@
 // Supervisor decisions: relaunch within max_retries with backoff, program
 // failure when retries run out, daemons stopped at the end, stop requests.
+// Over 500 lines, one concern: launch::Supervisor's decisions, one case per
+// rule (retries, stops, worlds, elastic sizes, notices), on shared fixtures.
 #include <signal.h>
 
 #include <catch2/catch.hpp>
