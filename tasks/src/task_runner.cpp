@@ -1,4 +1,7 @@
 // TaskRunner: one task's life cycle, event driven (see task_runner.hpp).
+// Over 500 lines, one concern: one task's life cycle, its states and their
+// steps (join, addresses awaited, start, relay, grace, report); a split would
+// spread the one state machine that task_runner.hpp states over files.
 #include "slipway/tasks/task_runner.hpp"
 
 #include <signal.h>
