@@ -63,7 +63,9 @@ bool LauncherLoop::shrink_for(std::size_t unit, const std::string& why, bool gro
       grow_back);
   if (!resize) return false;
   say(units_[unit].name + ": " + why);
-  if (resize->unhosted) slot_unhosted(unit, unit_of_task(replica->node + "." + std::to_string(*resize->unhosted)));
+  if (resize->unhosted && losses_ != nullptr) {
+    losses_->slot_unhosted(unit, unit_of_task(replica->node + "." + std::to_string(*resize->unhosted)));
+  }
   const auto now = Clock::now();
   apply_resize(*resize, now, unit);
   // Expected now: its world restarts without it, or it is retired.

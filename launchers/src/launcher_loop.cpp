@@ -113,8 +113,7 @@ int LauncherLoop::unit_epoch(std::size_t unit) const {
   return supervisor_->unit(unit).epoch + (units_[unit].world >= 0 ? epoch_base_ : 0);
 }
 
-std::vector<std::vector<std::size_t>> LauncherLoop::group_first_launches(
-    const std::vector<std::size_t>& units) {
+std::vector<std::vector<std::size_t>> LauncherLoop::launching(const std::vector<std::size_t>& units, int) {
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t u : units) groups.push_back({u});
   return groups;
@@ -185,7 +184,7 @@ void LauncherLoop::kill_all() {
 }
 
 void LauncherLoop::on_child_exit(pid_t pid, const base::ExitStatus& exit) {
-  process_ended(pid, exit);
+  for (LoopListener* listener : listeners_) listener->process_ended(pid, exit);
   carrier_ended(UnitHandle::of_process(pid), exit);  // nothing for an orphan
 }
 
@@ -255,7 +254,7 @@ void LauncherLoop::on_key_changed(const std::string& key) {
       loop_.post([this] { address_files_.write_changed(*elastic_->live_plan()); });
     }
   }
-  key_changed(key);
+  for (LoopListener* listener : listeners_) listener->key_changed(key);
 }
 
 LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
@@ -375,7 +374,9 @@ LaunchOutcome LauncherLoop::run(ControlPlaneOptions control_options) {
     for (auto& [unit, exit] : tracker_->expired(Clock::now())) unit_done(unit, std::move(exit), false);
     carry_out(supervisor_->tick(Clock::now()));
     apply_resizes(Clock::now());
-    if (!finished_) turn_done();
+    if (!finished_) {
+      for (LoopListener* listener : listeners_) listener->turn_done();
+    }
     start_queued();
     write_counters();
     if (observer_->due(Clock::now())) observer_->publish(status_now(), Clock::now());

@@ -3,40 +3,42 @@
 // and the unit processes (slipway-exec locally, srun steps under Slurm); a
 // launcher subclass says how units are started and where.
 //
-// Contract: run() blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT first (before
-// the rendezvous thread starts), makes the launcher a subreaper, starts
+// Contract: run() sets the process up first (launcher_process.hpp: the
+// signals blocked before the rendezvous thread starts, a subreaper), starts
 // every unit, then carries out the supervisor's actions until the program
 // finishes; it returns the program's outcome (launch_outcome.hpp) after
 // terminating every descendant. Signal k: the first stops the program (128 + k), the second
 // kills every unit at once.
 //
 // A unit ends when its tasks' agents have left the rendezvous (with their
-// exit statuses), when one of them vanishes and the launcher says the unit
-// failed (unit_lost), or when its carrier ends first: the unit ends with
-// the carrier's status if every one of its tasks had joined the rendezvous,
-// else it failed whatever that status (its tasks never ran; never_joined
-// says why, e.g. srun's own messages). Where vanished agents are lost
-// (hears_losses()), a unit whose carrier ends unexpectedly with its agent
+// exit statuses), when one of them vanishes and the launcher's HostLosses
+// say the unit failed (host_losses.hpp), or when its carrier ends first: the
+// unit ends with the carrier's status if every one of its tasks had joined
+// the rendezvous, else it failed whatever that status (its tasks never ran;
+// never_joined says why, e.g. srun's own messages). Where losses are heard
+// (hear_losses()), a unit whose carrier ends unexpectedly with its agent
 // joined and not left first waits a moment for the rendezvous's verdict on
-// that agent: lost, if it comes (UnitTracker::hold). A carrier (unit_handle.hpp) is a
-// child process (reaped by the loop) or a task the launcher runs itself
-// (the launcher reports its end with carrier_ended()). One process may
-// carry several units (a Slurm step of many tasks); it is then supervised
-// per unit. Once the program has finished, processes still running (steps
-// flushing their output) get a few seconds to end on their own before they
-// are terminated. Sources of events besides signals and the rendezvous
-// (task output, srun's stderr) are added with add_source(). Units start
-// while the descriptors they hold (descriptor_cost, when given) fit the
-// budget (descriptor_budget.hpp); the others wait, in order.
+// that agent: lost, if it comes (UnitTracker::hold). A carrier
+// (unit_handle.hpp) is a child process (reaped by the loop) or a task the
+// launcher runs itself (the launcher reports its end with carrier_ended()).
+// One process may carry several units (a Slurm step of many tasks); it is
+// then supervised per unit. Once the program has finished, processes still
+// running (steps flushing their output) get a few seconds to end on their
+// own before they are terminated. Sources of events besides signals and the
+// rendezvous (task output, srun's stderr) are added with add_source(), and
+// parts that hear child exits, key changes, notices and turns with listen()
+// (loop_listener.hpp). Units start while the descriptors they hold
+// (descriptor_cost, when given) fit the budget (descriptor_budget.hpp);
+// the others wait, in order (launch_queue.hpp).
 //
-// Elastic nodes (elastic_nodes.hpp, docs/elastic.md): a request for a size
+// Elastic nodes (elastic_control.hpp, docs/elastic.md): a request for a size
 // (the program key scale/NODE, from `slipway scale` or a task) becomes,
 // after the node's settle window, a resize the supervisor carries out; the
 // loop keeps live/NODE, the live plan every start is given (live_plan())
 // and the live address files (RUN/addrs/NODE.PORT, rewritten atomically
 // whenever a handled node's live set or addresses change). A replica of an
-// elastic node that is lost where no host has room for it (no_room_for)
-// shrinks its node as the loss is heard, before its world's next epoch.
+// elastic node that is lost where no host has room for it
+// (HostLosses::no_room_for) shrinks its node as the loss is heard, before its world's next epoch.
 #pragma once
 
 #include <poll.h>
@@ -56,7 +58,9 @@
 
 #include "address_files.hpp"
 #include "elastic_control.hpp"
+#include "host_losses.hpp"
 #include "launch_queue.hpp"
+#include "loop_listener.hpp"
 #include "progress_lines.hpp"
 #include "slipway/core/plan.hpp"
 #include "slipway/base/event_loop.hpp"
@@ -115,62 +119,38 @@ class LauncherLoop {
   LaunchOutcome run(ControlPlaneOptions control_options);
 
  protected:
+  // The launcher's hooks: how units start, in which groups, how they are
+  // signalled, what to say of a carrier that ended before its tasks
+  // joined, and where a unit runs. What a launcher hears besides
+  // (LoopListener) and the losses of its hosts (HostLosses) are parts of
+  // their own, given with listen() and hear_losses().
+  //
   // Starts `units` (attempt `attempt`) together, with `env` added to this
   // process's environment; returns their carrier. Several units only on
-  // attempt 0, as group_first_launches split them (one unit otherwise).
+  // attempt 0, as launching() grouped them (one unit otherwise).
   // Throws std::exception when it cannot start (NoRoom when no host has
   // room for the unit).
   virtual UnitHandle start_units(const std::vector<std::size_t>& units, int attempt,
                                  const std::vector<std::string>& env) = 0;
-  // Units about to start on `attempt` (before their start_units calls).
-  virtual void launching(const std::vector<std::size_t>& /*units*/, int /*attempt*/) {}
-  // Units starting together on their first attempt (in plan order), split
-  // into the sets that share one carrier; default: one each.
-  virtual std::vector<std::vector<std::size_t>> group_first_launches(
-      const std::vector<std::size_t>& units);
-  // A running unit's agent vanished from the rendezvous without leaving.
-  // Returns whether the unit has failed now; otherwise it ends with its
-  // carrier. Default: false (a local agent that died is reaped with its
-  // real status).
-  // `carrier` is none when it ended already (hears_losses()).
-  virtual bool unit_lost(std::size_t /*unit*/, UnitHandle /*carrier*/, const MemberEnded& /*event*/) {
-    return false;
-  }
-  // Whether unit_lost() may say a vanished agent's unit failed (its host
-  // lost). A unit whose carrier ends while its agent has joined and not
-  // left then waits a moment (kLossVerdictWait in launcher_units.cpp) for
-  // the rendezvous's verdict on that agent, so that a loss heard just after
-  // the carrier's end is still a loss. Default: false.
-  virtual bool hears_losses() const { return false; }
-  // Why no host could take `unit` were it to start again now (its host
-  // is lost, the others are full), or nothing when one could. Asked as a
-  // unit is lost, so that its elastic node shrinks before its world's next
-  // epoch instead of in it. Default: nothing (locally the hosts are this
-  // machine).
-  virtual std::optional<std::string> no_room_for(std::size_t /*unit*/) { return std::nullopt; }
+  // Units about to start on `attempt` (before their start_units calls, in
+  // plan order), split into the sets that would share one carrier; the
+  // loop starts each unit alone on a later attempt whatever the sets.
+  // Default: one each.
+  virtual std::vector<std::vector<std::size_t>> launching(const std::vector<std::size_t>& units, int attempt);
+  // Sends `sig` to a running unit; default: kill() of its process.
+  virtual void signal_unit(std::size_t unit, UnitHandle carrier, int sig);
   // How `carrier` ended before the tasks of a unit it carried joined the
   // rendezvous (once per such unit). Default: "its process " + exit's
   // description.
   virtual std::string never_joined(UnitHandle carrier, const base::ExitStatus& exit);
-  // Every unit of a still running carrier has ended.
-  virtual void carrier_drained(UnitHandle /*carrier*/) {}
-  // A child process was reaped (any child: a unit's process, an orphan, a
-  // command of an in-launcher task), before the loop ends the units it
-  // carried.
-  virtual void process_ended(pid_t /*pid*/, const base::ExitStatus& /*status*/) {}
-  // A key under ControlPlaneOptions::observed_key_prefix changed (set the
-  // prefix in the options given to run()).
-  virtual void key_changed(const std::string& /*key*/) {}
-  // Sends `sig` to a running unit; default: kill() of its process.
-  virtual void signal_unit(std::size_t unit, UnitHandle carrier, int sig);
-  // Once every turn of the loop while the program runs, after the turn's
-  // events and resizes (the Slurm controller's satellite jobs).
-  virtual void turn_done() {}
-  // An elastic node shrank because `lost` (a unit of it) had no host with
-  // room; `unhosted`, a slot of the same node that runs nothing now, is
-  // the one without a host from now on (ElasticNodes::lost_without_room):
-  // for a world the highest hosted slot, whose host `lost` takes over.
-  virtual void slot_unhosted(std::size_t /*lost*/, std::size_t /*unhosted*/) {}
+  // The host `unit` runs on (or is to run on) now, for events and the
+  // status: default, its host in the plan.
+  virtual std::string unit_host_name(std::size_t unit) const { return plan_.hosts.at(units_[unit].host).name; }
+
+  // Adds a listener (not owned; before run()).
+  void listen(LoopListener& listener) { listeners_.push_back(&listener); }
+  // The launcher's hosts can be lost (not owned; before run()).
+  void hear_losses(HostLosses& losses) { losses_ = &losses; }
 
   // Units waiting for a host (WaitForHost): it came (the unit starts at the
   // end of this turn), or it will not (`why`: the unit ends as with
@@ -241,14 +221,10 @@ class LauncherLoop {
   // The page's URL ("" when there is no endpoint); only while run() runs.
   std::string observe_url() const { return observer_ ? observer_->url() : std::string(); }
   bool observe_loopback() const { return !observer_ || observer_->loopback(); }
-  // Said once the endpoint is up (default: the URL, on stderr).
-  virtual void observe_started();
-  // The host `unit` runs on (or is to run on) now, for events and the
-  // status: default, its host in the plan.
-  virtual std::string unit_host_name(std::size_t unit) const { return plan_.hosts.at(units_[unit].host).name; }
-  // A checkpoint notice was published (core/checkpoint_notice.hpp's JSON):
-  // tasks the launcher runs itself get it here. Default: nothing.
-  virtual void notice_published(const std::string& /*notice*/) {}
+  // Whether the line that gives the page's URL also says how to reach it
+  // from elsewhere (a launcher on a compute host: an ssh tunnel from the
+  // login node when it listens on loopback, the view token otherwise).
+  void say_how_to_reach_observe() { observe_reach_hint_ = true; }
 
  private:
   void carry_out(const std::vector<Action>& actions);
@@ -261,6 +237,8 @@ class LauncherLoop {
   void on_child_exit(pid_t pid, const base::ExitStatus& exit);
   void on_stop_request(const std::string& reason);
   void on_key_changed(const std::string& key);
+  // The line that gives the page's URL, once the endpoint is up.
+  void observe_started();
   void on_member_joined(const MemberJoined& event);
   void on_member_ended(const MemberEnded& event);
   void kill_all();
@@ -311,6 +289,9 @@ class LauncherLoop {
   std::chrono::milliseconds notice_window_{0};
   ObserveOptions observe_options_;
   std::unique_ptr<ProgramObserver> observer_;
+  bool observe_reach_hint_ = false;
+  std::vector<LoopListener*> listeners_;
+  HostLosses* losses_ = nullptr;
   std::int64_t started_unix_ms_ = 0;
   std::string stop_reason_;
   std::string last_note_;             // the supervisor's last Note (a world's restart)

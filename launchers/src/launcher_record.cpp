@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "slipway/base/local_address.hpp"
 #include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
 #include "slipway/rendezvous/printable.hpp"
@@ -32,7 +33,7 @@ Clock::time_point LauncherLoop::publish_notice(const std::string& reason, bool s
                                 .count();
   const std::string text = core::format_notice(notice);
   control_->server().put(std::string(core::keys::kCheckpointNotice), text);
-  notice_published(text);
+  for (LoopListener* listener : listeners_) listener->notice_published(text);
   record_event("notice", "", reason + (stop ? "; then the program stops" : ""));
   return deadline;
 }
@@ -105,7 +106,18 @@ void LauncherLoop::record_unit_event(const std::string& kind, std::size_t unit, 
 }
 
 void LauncherLoop::observe_started() {
-  if (observer_ && !observer_->url().empty()) say("page and metrics of the program: " + observer_->url());
+  const std::string url = observe_url();
+  if (url.empty()) return;
+  if (!observe_reach_hint_) {
+    say("page and metrics of the program: " + url);
+  } else if (!observe_loopback()) {
+    say("page and metrics of the program: " + url + " (with the view token: docs/observe.md)");
+  } else {
+    const std::string name = base::this_host_name();
+    const std::string port = url.substr(url.rfind(':') + 1, url.size() - url.rfind(':') - 2);
+    say("page and metrics of the program: " + url + " on " + name + "; from the login node: ssh -N -L " + port +
+        ":127.0.0.1:" + port + " " + name + ", then open http://127.0.0.1:" + port + "/");
+  }
 }
 
 }  // namespace slipway::launch

@@ -25,7 +25,7 @@ using std::chrono::milliseconds;
 
 // How long a unit whose carrier ended before its agent said how it ended
 // (joined, never left) waits for the rendezvous's verdict on that agent,
-// when the launcher classifies vanished agents as lost (hears_losses()).
+// when the launcher hears losses of its hosts (hear_losses()).
 // srun may report its killed task before the killed agent's connection is
 // heard to drop (the FIN, a few milliseconds later): the unit is then lost
 // (its host marked lost), not a plain failure restarted on the same host.
@@ -82,13 +82,11 @@ void LauncherLoop::start_now(const std::vector<std::size_t>& units, int attempt)
       if (forms_world(*plan_.node(task).framework)) control_->set_epoch(task.node, unit_epoch(unit));
     }
   }
-  launching(units, attempt);
+  std::vector<std::vector<std::size_t>> groups = launching(units, attempt);
   // A later attempt starts each unit alone (start_units' contract), also
   // when several were queued together.
-  std::vector<std::vector<std::size_t>> groups;
-  if (attempt == 0 && units.size() > 1) {
-    groups = group_first_launches(units);
-  } else {
+  if (attempt > 0) {
+    groups.clear();
     for (std::size_t unit : units) groups.push_back({unit});
   }
   for (const auto& group : groups) {
@@ -163,7 +161,7 @@ void LauncherLoop::unit_done(std::size_t unit, UnitExit exit, bool lost) {
   // next epoch starts at the smaller size, not first at the old one, which
   // could not form.
   if (lost && replica && !supervisor_->stopping()) {
-    if (auto why = no_room_for(unit)) shrink_for(unit, *why, true);
+    if (auto why = losses_ ? losses_->no_room_for(unit) : std::nullopt) shrink_for(unit, *why, true);
   }
 }
 
@@ -188,7 +186,7 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
     // A held unit (its carrier ended first) gets its verdict now.
     const bool held = tracker_->held(unit);
     if ((!carrier && !held) || supervisor_->unit(unit).attempt != attempt) return;
-    if (!unit_lost(unit, carrier, event)) {
+    if (losses_ == nullptr || !losses_->unit_lost(unit, carrier, event)) {
       if (auto exit = held ? tracker_->release(unit) : std::nullopt) unit_done(unit, *exit, false);
       return;
     }
@@ -199,7 +197,7 @@ void LauncherLoop::on_member_ended(const MemberEnded& event) {
     if (!status) return;
     unit_done(unit, UnitExit{false, *status}, false);
   }
-  if (carrier && tracker_->drained(carrier)) carrier_drained(carrier);
+  if (carrier && tracker_->drained(carrier) && losses_ != nullptr) losses_->carrier_drained(carrier);
 }
 
 std::string LauncherLoop::never_joined(UnitHandle, const base::ExitStatus& exit) {
@@ -228,7 +226,7 @@ void LauncherLoop::carrier_ended(UnitHandle carrier, const base::ExitStatus& exi
     }
     if (!joined) {
       task_exit.never_started = never_joined(carrier, exit);
-    } else if (hears_losses() && supervisor_->unit(unit).state == UnitState::Running &&
+    } else if (losses_ != nullptr && supervisor_->unit(unit).state == UnitState::Running &&
                !supervisor_->exit_expected(unit) && !supervisor_->stopping() && signals_seen_ == 0) {
       // Its agent never said how it ended: the rendezvous may be about to
       // say it was lost (kLossVerdictWait).

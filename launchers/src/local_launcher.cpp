@@ -31,7 +31,9 @@
 namespace slipway::launch {
 namespace {
 
-class LocalRun : public LauncherLoop {
+// The launcher hears, for the tasks it runs itself (LoopListener): their
+// commands' exits, their keys and the checkpoint notices.
+class LocalRun : public LauncherLoop, private LoopListener {
  public:
   LocalRun(const LocalRunOptions& options, core::Plan plan, RunDirectory run_dir)
       : LauncherLoop(std::move(plan), std::move(run_dir), options.grace,
@@ -41,12 +43,14 @@ class LocalRun : public LauncherLoop {
     set_notice_window(options.notice_window);
     set_observe({observe_address(options.metrics, this->plan().program),
                  options.run_root.empty() ? default_run_root() : options.run_root});
+    listen(*this);
   }
 
  protected:
   // Tasks alone in their unit run in this process's event loop, with the
   // task runner slipway-exec runs them with (tasks/task_runner.hpp).
-  void launching(const std::vector<std::size_t>& starting, int attempt) override {
+  // One unit a carrier; the tasks run here are prepared together.
+  std::vector<std::vector<std::size_t>> launching(const std::vector<std::size_t>& starting, int attempt) override {
     std::vector<tasks::TaskStart> tasks;
     for (std::size_t unit : starting) {
       if (runs_inline(unit)) {
@@ -54,9 +58,9 @@ class LocalRun : public LauncherLoop {
       }
     }
     if (!tasks.empty()) runner().prepare(tasks);
+    return LauncherLoop::launching(starting, attempt);
   }
 
-  // One unit a carrier (group_first_launches is not overridden).
   UnitHandle start_units(const std::vector<std::size_t>& group, int attempt,
                          const std::vector<std::string>& env) override {
     const std::size_t unit = group.front();

@@ -11,7 +11,6 @@
 #include "launcher_loop.hpp"
 #include "satellite_controller.hpp"
 #include "slipway/base/environment.hpp"
-#include "slipway/base/local_address.hpp"
 #include "slipway/base/process.hpp"
 #include "slipway/base/terminal_stream.hpp"
 #include "slipway/base/unique_fd.hpp"
@@ -37,7 +36,10 @@ class DeadlineSource : public base::PollSource {
   std::function<std::optional<Clock::time_point>()> next_;
 };
 
-class SlurmRun : public LauncherLoop {
+// The controller hears the losses of its hosts (HostLosses: the step
+// ledger's verdicts) and, besides its units' lives (LoopListener), the
+// steps' ends, the keepers' announcements of satellite jobs and each turn.
+class SlurmRun : public LauncherLoop, private HostLosses, private LoopListener {
  public:
   SlurmRun(const SlurmLaunchOptions& options, SlurmJob job, core::Plan plan, RunDirectory run_dir,
            std::optional<std::uint64_t> max_steps)
@@ -51,8 +53,11 @@ class SlurmRun : public LauncherLoop {
     set_notice_window(options.notice_window);
     set_observe({observe_address(options.metrics, this->plan().program),
                  options.run_root.empty() ? default_run_root() : options.run_root});
+    say_how_to_reach_observe();
     add_source(srun_stderr_);
     if (satellites_.enabled()) add_source(satellite_timer_);
+    hear_losses(*this);
+    listen(*this);
   }
 
   // Satellites pending or running end with the program.
@@ -106,7 +111,7 @@ class SlurmRun : public LauncherLoop {
   // Replicas of one node on one host starting together share a step (one
   // srun instead of one per replica); each task reports through the
   // rendezvous.
-  std::vector<std::vector<std::size_t>> group_first_launches(const std::vector<std::size_t>& starting) override {
+  std::vector<std::vector<std::size_t>> launching(const std::vector<std::size_t>& starting, int) override {
     std::vector<std::size_t> in_job;
     std::vector<std::vector<std::size_t>> groups;
     for (std::size_t unit : starting) {
@@ -130,21 +135,6 @@ class SlurmRun : public LauncherLoop {
   // Where the controller sends the unit now (a satellite job's host, or
   // the host that replaced a lost one), not the plan's placeholder.
   std::string unit_host_name(std::size_t unit) const override { return ledger_.host(unit); }
-
-  // A line for the user: the launcher's page and metrics, and how to reach
-  // them from elsewhere when they listen on this host's loopback only.
-  void observe_started() override {
-    const std::string url = observe_url();
-    if (url.empty()) return;
-    if (!observe_loopback()) {
-      say("page and metrics of the program: " + url + " (with the view token: docs/observe.md)");
-      return;
-    }
-    const std::string name = base::this_host_name();
-    const std::string port = url.substr(url.rfind(':') + 1, url.size() - url.rfind(':') - 2);
-    say("page and metrics of the program: " + url + " on " + name + "; from the login node: ssh -N -L " + port +
-        ":127.0.0.1:" + port + " " + name + ", then open http://127.0.0.1:" + port + "/");
-  }
 
   void turn_done() override { satellites_.turn_done(); }
 
@@ -172,8 +162,8 @@ class SlurmRun : public LauncherLoop {
   }
 
   // srun may report a task killed with its host (or its agent) before the
-  // agent's connection is heard to drop: such a unit still counts as lost.
-  bool hears_losses() const override { return true; }
+  // agent's connection is heard to drop: such a unit still counts as lost
+  // (the loop waits for the verdict once it hears losses).
 
   // As start_units would find it: a satellite's unit has room while its
   // satellite's host is not lost; any other, where host_with_room finds a
