@@ -49,6 +49,7 @@ class HostLater : public launch::LauncherLoop {
   HostLater(core::Plan plan, launch::RunDirectory dir, Host host)
       : LauncherLoop(std::move(plan), std::move(dir), std::chrono::milliseconds(500)), host_(host) {
     add_source(timer_);
+    listen(turns_);
   }
   std::vector<int> starts;  // the attempt of every start_units call
   Clock::time_point waited_from{}, started_again{};
@@ -77,7 +78,9 @@ class HostLater : public launch::LauncherLoop {
     return UnitHandle::of_process(base::spawn(spawn));
   }
 
-  void turn_done() override {
+  // Once every turn (LoopListener::turn_done), as the Slurm controller's
+  // satellite jobs are looked at.
+  void turn_done() {
     if (!timer_.at || Clock::now() < *timer_.at) return;
     timer_.at.reset();
     REQUIRE(waiting_for_host(0));
@@ -89,8 +92,14 @@ class HostLater : public launch::LauncherLoop {
   }
 
  private:
+  struct Turns final : launch::LoopListener {
+    explicit Turns(HostLater& owner) : loop(owner) {}
+    void turn_done() override { loop.turn_done(); }
+    HostLater& loop;
+  };
   Host host_;
   Timer timer_;
+  Turns turns_{*this};
   std::unique_ptr<rendezvous::Client> client_;
 };
 

@@ -26,10 +26,15 @@ namespace {
 // What the agent does once its carrier has been reaped.
 enum class Agent { drops, stays, leaves_with_3 };
 
-class CarrierFirst : public launch::LauncherLoop {
+// Its hosts can be lost (HostLosses), and it hears its carrier's end
+// (LoopListener), as the Slurm controller does.
+class CarrierFirst : public launch::LauncherLoop, private launch::HostLosses, private launch::LoopListener {
  public:
   CarrierFirst(core::Plan plan, launch::RunDirectory dir, Agent agent)
-      : LauncherLoop(std::move(plan), std::move(dir), std::chrono::milliseconds(500)), agent_(agent) {}
+      : LauncherLoop(std::move(plan), std::move(dir), std::chrono::milliseconds(500)), agent_(agent) {
+    hear_losses(*this);
+    listen(*this);
+  }
   int losses = 0;
   std::string lost_reason;
 
@@ -52,13 +57,15 @@ class CarrierFirst : public launch::LauncherLoop {
     if (agent_ == Agent::drops) client_.reset();  // no leave: "connection lost"
     if (agent_ == Agent::leaves_with_3) client_->leave(3);
   }
-  bool hears_losses() const override { return true; }
   bool unit_lost(std::size_t, UnitHandle carrier, const launch::MemberEnded& event) override {
     CHECK(!carrier);  // it ended first
     ++losses;
     lost_reason = event.reason;
     return true;
   }
+  std::optional<std::string> no_room_for(std::size_t) override { return std::nullopt; }
+  void slot_unhosted(std::size_t, std::size_t) override {}
+  void carrier_drained(UnitHandle) override {}
 
  private:
   Agent agent_;
