@@ -41,6 +41,7 @@ std::vector<ElasticNodeSpec> specs_of(const core::Plan& plan) {
 ElasticControl::ElasticControl(const core::Plan& plan, const std::vector<LaunchUnit>& units)
     : plan_(plan),
       units_(units),
+      unit_of_task_(unit_of_each_task(units, plan.tasks.size())),
       nodes_(specs_of(plan)),
       live_plan_(std::make_shared<const core::Plan>(core::live_plan(plan, nodes_.live_sets()))) {}
 
@@ -91,11 +92,7 @@ std::string ElasticControl::scale_request(const std::string& key, const std::str
 std::size_t ElasticControl::unit_of(const std::string& node, std::uint32_t replica) const {
   const core::Task* task = plan_.find_task(node, replica);
   if (task == nullptr) return units_.size();
-  const auto index = static_cast<std::uint32_t>(task - plan_.tasks.data());
-  for (std::size_t u = 0; u < units_.size(); ++u) {
-    if (std::find(units_[u].tasks.begin(), units_[u].tasks.end(), index) != units_[u].tasks.end()) return u;
-  }
-  return units_.size();
+  return unit_of_task_[static_cast<std::size_t>(task - plan_.tasks.data())];
 }
 
 std::optional<ElasticControl::ReplicaOf> ElasticControl::replica_of(std::size_t unit) const {

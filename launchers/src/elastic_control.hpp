@@ -81,6 +81,7 @@ class ElasticControl {
 
   const core::Plan& plan_;
   const std::vector<LaunchUnit>& units_;
+  std::vector<std::size_t> unit_of_task_;  // by index in Plan::tasks
   ElasticNodes nodes_;
   std::shared_ptr<const core::Plan> live_plan_;
 };

@@ -86,4 +86,12 @@ std::vector<LaunchUnit> launch_units(const core::Plan& plan) {
   return units;
 }
 
+std::vector<std::size_t> unit_of_each_task(const std::vector<LaunchUnit>& units, std::size_t task_count) {
+  std::vector<std::size_t> unit_of(task_count, units.size());
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    for (std::uint32_t t : units[u].tasks) unit_of.at(t) = u;
+  }
+  return unit_of;
+}
+
 }  // namespace slipway::launch

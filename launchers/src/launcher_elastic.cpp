@@ -6,16 +6,11 @@
 #include "launcher_loop.hpp"
 
 #include <signal.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "slipway/core/checkpoint_notice.hpp"
 #include "slipway/core/contract.hpp"
-#include "slipway/rendezvous/printable.hpp"
 #include "slipway/rendezvous/server.hpp"
 
 namespace slipway::launch {

@@ -57,6 +57,7 @@ LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::m
     : plan_(std::move(plan)),
       run_dir_(std::move(run_dir)),
       units_(launch_units(plan_)),
+      unit_of_task_(unit_of_each_task(units_, plan_.tasks.size())),
       grace_(grace),
       loop_(kLauncherSignals),
       address_files_(plan_.program, run_dir_,
@@ -66,12 +67,11 @@ LauncherLoop::LauncherLoop(core::Plan plan, RunDirectory run_dir, std::chrono::m
 LauncherLoop::~LauncherLoop() = default;
 
 std::size_t LauncherLoop::unit_of_task(const std::string& task_name) const {
-  for (std::size_t u = 0; u < units_.size(); ++u) {
-    for (std::uint32_t t : units_[u].tasks) {
-      if (plan_.tasks[t].name() == task_name) return u;
-    }
-  }
-  return units_.size();
+  const auto parsed = core::parse_task_name(task_name);
+  const core::Task* task = parsed ? plan_.find_task(parsed->node, parsed->replica) : nullptr;
+  // Only the name as the plan writes it ("w.01" is no task).
+  if (task == nullptr || task->name() != task_name) return units_.size();
+  return unit_of_task_[static_cast<std::size_t>(task - plan_.tasks.data())];
 }
 
 std::vector<std::string> LauncherLoop::unit_environment() const {

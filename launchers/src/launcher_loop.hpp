@@ -266,6 +266,7 @@ class LauncherLoop {
   core::Plan plan_;
   RunDirectory run_dir_;
   std::vector<LaunchUnit> units_;
+  std::vector<std::size_t> unit_of_task_;  // by index in Plan::tasks
   std::chrono::milliseconds grace_;
   // Before the rendezvous (control_), whose thread posts to it: it outlives it.
   base::EventLoop loop_;

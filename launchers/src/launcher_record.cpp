@@ -4,9 +4,6 @@
 #include "launcher_loop.hpp"
 
 #include <signal.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>

@@ -64,10 +64,6 @@ observe::ProgramStatus LauncherLoop::status_now() const {
   }
   const auto values = server.get_many(keys);
 
-  std::map<std::uint32_t, std::size_t> unit_of;  // plan task -> unit
-  for (std::size_t u = 0; u < units_.size(); ++u) {
-    for (std::uint32_t t : units_[u].tasks) unit_of[t] = u;
-  }
   for (const core::NodeSpec& spec : plan_.program.nodes) {
     observe::NodeStatus node;
     node.name = *spec.name;
@@ -81,7 +77,7 @@ observe::ProgramStatus LauncherLoop::status_now() const {
     node.replicas = node.elastic ? static_cast<std::uint32_t>(elastic_->nodes().live(node.name).size())
                                  : static_cast<std::uint32_t>(plan_.tasks_of(node.name).size());
     for (const core::Task* t : plan_.tasks_of(node.name)) {
-      const std::size_t unit = unit_of.at(t->id);
+      const std::size_t unit = unit_of_task_.at(static_cast<std::size_t>(t - plan_.tasks.data()));
       const auto view = supervisor_->unit(unit);
       observe::TaskStatus task;
       task.replica = t->replica;

@@ -12,9 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "slipway/core/checkpoint_notice.hpp"
-#include "slipway/core/contract.hpp"
-#include "slipway/rendezvous/printable.hpp"
 #include "slipway/rendezvous/server.hpp"
 
 namespace slipway::launch {

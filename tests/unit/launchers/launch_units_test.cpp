@@ -56,6 +56,12 @@ max_retries = 1
   CHECK(units[1].name == "learner.1+replay.1");
   CHECK(units[1].max_retries == 1);
   CHECK_FALSE(units[1].daemon);  // a daemon only when all its tasks are
+  // Every task knows its unit, whichever the plan's order of tasks.
+  const auto unit_of = launch::unit_of_each_task(units, plan.tasks.size());
+  REQUIRE(unit_of.size() == 4);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    for (std::uint32_t t : units[u].tasks) CHECK(unit_of[t] == u);
+  }
 }
 
 TEST_CASE("the replicas of a torch node are one world; every mpi node shares one; none are none") {

@@ -34,4 +34,8 @@ bool forms_world(core::Framework framework);
 
 std::vector<LaunchUnit> launch_units(const core::Plan& plan);
 
+// The unit of each of the plan's `task_count` tasks, by index in
+// Plan::tasks (units.size() for a task of no unit).
+std::vector<std::size_t> unit_of_each_task(const std::vector<LaunchUnit>& units, std::size_t task_count);
+
 }  // namespace slipway::launch
