@@ -222,19 +222,35 @@ FenceResult Client::fence(const std::string& name, const MemberSet& members, std
   return to_fence_result(std::move(r));
 }
 
-SubscriptionId Client::subscribe(std::uint8_t kinds, const std::string& key_prefix, EventCallback callback) {
+namespace {
+
+// Registers a subscription on `impl`; true in `first` when its filter is
+// new there (the server must be told).
+SubscriptionId add_subscription(Client::Impl& impl, std::uint8_t kinds, const std::string& key_prefix,
+                                EventCallback callback, bool& first) {
   if (kinds == 0 || (kinds & ~kAllEvents) != 0) {
     throw Error(Status::invalid_request, "subscribe: kinds must be a non-empty mask of EventKind");
   }
+  std::lock_guard lock(impl.subs_mutex);
+  const SubscriptionId id = impl.next_sub++;
+  impl.subs.emplace(id, Client::Impl::Sub{kinds, key_prefix, std::move(callback)});
+  first = impl.filters[std::make_pair(kinds, key_prefix)]++ == 0;
+  return id;
+}
+
+// Undoes add_subscription after the server refused it.
+void drop_subscription(Client::Impl& impl, SubscriptionId id, std::uint8_t kinds, const std::string& key_prefix) {
+  std::lock_guard lock(impl.subs_mutex);
+  impl.subs.erase(id);
   const auto filter = std::make_pair(kinds, key_prefix);
+  if (--impl.filters[filter] == 0) impl.filters.erase(filter);
+}
+
+}  // namespace
+
+SubscriptionId Client::subscribe(std::uint8_t kinds, const std::string& key_prefix, EventCallback callback) {
   bool first = false;
-  SubscriptionId id;
-  {
-    std::lock_guard lock(impl_->subs_mutex);
-    id = impl_->next_sub++;
-    impl_->subs.emplace(id, Impl::Sub{kinds, key_prefix, std::move(callback)});
-    first = impl_->filters[filter]++ == 0;
-  }
+  const SubscriptionId id = add_subscription(*impl_, kinds, key_prefix, std::move(callback), first);
   if (first) {
     try {
       const auto r = impl_->call(
@@ -242,11 +258,35 @@ SubscriptionId Client::subscribe(std::uint8_t kinds, const std::string& key_pref
           impl_->options.request_timeout, true);
       Impl::expect_ok(r);
     } catch (...) {
-      std::lock_guard lock(impl_->subs_mutex);
-      impl_->subs.erase(id);
-      if (--impl_->filters[filter] == 0) impl_->filters.erase(filter);
+      drop_subscription(*impl_, id, kinds, key_prefix);
       throw;
     }
+  }
+  return id;
+}
+
+SubscriptionId Client::subscribe_async(std::uint8_t kinds, const std::string& key_prefix, EventCallback callback,
+                                       DoneCallback done) {
+  bool first = false;
+  const SubscriptionId id = add_subscription(*impl_, kinds, key_prefix, std::move(callback), first);
+  if (!first) {
+    done(Status::ok, {});
+    return id;
+  }
+  std::weak_ptr<Impl> weak = impl_;
+  try {
+    impl_->submit(
+        [&](std::uint32_t rid, std::string& out) { wire::encode(wire::Subscribe{rid, kinds, key_prefix}, out); },
+        [weak, id, kinds, key_prefix, done = std::move(done)](wire::Reply&& r) {
+          if (r.status != Status::ok) {
+            if (auto impl = weak.lock()) drop_subscription(*impl, id, kinds, key_prefix);
+          }
+          done(r.status, r.message);
+        },
+        true);
+  } catch (...) {
+    drop_subscription(*impl_, id, kinds, key_prefix);
+    throw;
   }
   return id;
 }
@@ -278,6 +318,18 @@ void Client::leave(std::int32_t exit_status) {
                              impl_->options.request_timeout, true);
   Impl::expect_ok(r);
   impl_->member = false;
+}
+
+void Client::leave_async(std::int32_t exit_status, DoneCallback done) {
+  std::weak_ptr<Impl> weak = impl_;
+  impl_->submit([&](std::uint32_t id, std::string& out) { wire::encode(wire::Leave{id, exit_status}, out); },
+                [weak, done = std::move(done)](wire::Reply&& r) {
+                  if (r.status == Status::ok) {
+                    if (auto impl = weak.lock()) impl->member = false;
+                  }
+                  done(r.status, r.message);
+                },
+                true);
 }
 
 void Client::request_stop(const std::string& reason) {

@@ -18,34 +18,37 @@ void fill_in_host_and_pid(Identity& identity) {
 namespace {
 
 // Appends `m`, wrapped for `channel`, to the link's send buffer and writes
-// it; false when the connection is gone.
-bool send_in_channel(Client::Impl& link, std::uint32_t channel, const wire::Message& m) {
+// it (unless `flush` is false: a later flush does); false when the
+// connection is gone.
+bool send_in_channel(Client::Impl& link, std::uint32_t channel, const wire::Message& m, bool flush = true) {
   std::lock_guard lock(link.send_mutex);
   link.wrap_scratch.clear();
   wire::encode(m, link.wrap_scratch);
   wire::wrap_in_channel(channel, link.wrap_scratch, link.send_buffer);
-  return link.flush_locked();
+  return !flush || link.flush_locked();
 }
 
 }  // namespace
 
 void Client::Impl::open_channel() {
+  send_hello(true);
+  await_welcome();
+}
+
+void Client::Impl::send_hello(bool flush) {
   Impl& l = *host;
   l.forbid_blocking_on_reader();
   wire::Hello hello;
   hello.role = wire::Role::member;
   hello.identity = identity;
   random_bytes(hello.client_nonce);
+  hello_nonce = hello.client_nonce;
   {
     std::lock_guard lock(l.channels_mutex);
     channel = l.next_channel++;
     if (l.next_channel == 0) l.next_channel = 1;
     l.channels[channel] = self;
   }
-  auto forget = [&] {
-    std::lock_guard lock(l.channels_mutex);
-    l.channels.erase(channel);
-  };
   {
     // After registering: a link that fails from now on fails this channel
     // too (it is marked broken before its channels are failed).
@@ -53,20 +56,24 @@ void Client::Impl::open_channel() {
     if (l.broken) {
       const Error error = *l.broken_error;
       broken_lock.unlock();
-      forget();
+      forget_channel();
       throw error;
     }
   }
   hello.mac = wire::client_mac(*l.key, l.server_nonce, hello, channel);
-  if (!send_in_channel(l, channel, hello)) {
-    forget();
+  if (!send_in_channel(l, channel, hello, flush)) {
+    forget_channel();
     throw Error(Status::connection_lost, "lost the connection to the rendezvous at " + endpoint + " while joining " +
                                              identity.name());
   }
+}
+
+void Client::Impl::await_welcome() {
+  Impl& l = *host;
   std::unique_lock lock(welcome_mutex);
   if (!welcome_cv.wait_for(lock, options.connect_timeout, [&] { return channel_welcome.has_value(); })) {
     lock.unlock();
-    forget();
+    forget_channel();
     send_in_channel(l, channel, wire::Closed{Status::timeout, "no Welcome in time"});
     throw Error(Status::timeout, "the rendezvous at " + endpoint + " did not answer the join of " +
                                      identity.name() + " within " +
@@ -75,18 +82,23 @@ void Client::Impl::open_channel() {
   const wire::Welcome w = std::move(*channel_welcome);
   lock.unlock();
   if (w.status != Status::ok) {
-    forget();
+    forget_channel();
     throw Error(w.status, "the rendezvous at " + endpoint + " refused " + identity.name() + ": " + w.message);
   }
-  const Digest expected = wire::server_mac(*l.key, l.server_nonce, hello.client_nonce);
+  const Digest expected = wire::server_mac(*l.key, l.server_nonce, hello_nonce);
   if (!constant_time_equal(expected, w.server_mac)) {
-    forget();
+    forget_channel();
     send_in_channel(l, channel, wire::Closed{Status::auth_failed, "server proof did not match"});
     throw Error(Status::auth_failed, "the server at " + endpoint +
                                          " does not know this program's secret: it is not this program's rendezvous");
   }
   member = true;
   generation = w.generation;
+}
+
+void Client::Impl::forget_channel() {
+  std::lock_guard lock(host->channels_mutex);
+  host->channels.erase(channel);
 }
 
 void Client::Impl::release_on_link_thread(std::shared_ptr<Impl>& session) {
@@ -136,6 +148,37 @@ std::unique_ptr<Client> AgentConnection::join(Identity identity, ClientOptions o
   impl->self = impl;
   impl->open_channel();
   return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+std::vector<AgentConnection::Joined> AgentConnection::join_all(std::vector<Joining> members) {
+  std::vector<Joined> out(members.size());
+  std::vector<std::shared_ptr<Client::Impl>> sent(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    fill_in_host_and_pid(members[i].identity);
+    members[i].options.limits = link_->options.limits;
+    auto impl = std::make_shared<Client::Impl>(link_->endpoint, std::move(members[i].options));
+    impl->host = link_;
+    impl->identity = std::move(members[i].identity);
+    impl->heartbeat = link_->heartbeat;
+    impl->self = impl;
+    try {
+      impl->send_hello(false);
+      sent[i] = std::move(impl);
+    } catch (const Error& e) {
+      out[i].error = e;
+    }
+  }
+  link_->flush();  // every Hello in one write; a failed one fails the channels, whose waits end
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (!sent[i]) continue;
+    try {
+      sent[i]->await_welcome();
+      out[i].client = std::unique_ptr<Client>(new Client(std::move(sent[i])));
+    } catch (const Error& e) {
+      out[i].error = e;
+    }
+  }
+  return out;
 }
 
 bool AgentConnection::connected() const {

@@ -71,8 +71,16 @@ struct Client::Impl {
   std::condition_variable welcome_cv;
   std::optional<wire::Welcome> channel_welcome;
   // Opens this channel Impl on its link as a member (identity set); throws
-  // Error as open() does. client_channel.cpp.
+  // Error as open() does. client_channel.cpp. In two halves for
+  // AgentConnection::join_all: send_hello() registers the channel and
+  // queues its Hello (written at once when `flush`, else by a later flush
+  // of the link); await_welcome() waits for the Welcome and checks the
+  // server's proof. A half that throws has forgotten the channel.
   void open_channel();
+  void send_hello(bool flush);
+  void await_welcome();
+  wire::Nonce hello_nonce{};  // the client nonce of this channel's Hello
+  void forget_channel();      // off its link's channels
   // Closes this channel: tells the server (unless the link is gone),
   // forgets it on the link, fails what is pending. client_channel.cpp.
   void close_channel();
@@ -148,7 +156,7 @@ struct Client::Impl {
   std::string endpoint;
   ClientOptions options;
   Identity identity;
-  bool member = false;
+  std::atomic<bool> member{false};  // a leave's reply may clear it on the reader thread
   std::uint64_t generation = 0;
   std::chrono::milliseconds heartbeat{1000};
   base::UniqueFd fd;

@@ -154,3 +154,76 @@ TEST_CASE("a wrong secret refuses the agent's connection", "[rendezvous][integra
   server.start();
   CHECK_THROWS_AS(AgentConnection::connect(server.endpoint(), generate_token()), Error);
 }
+
+TEST_CASE("join_all joins an agent's members at once, each as join() would", "[rendezvous][integration][agent]") {
+  const std::string token = generate_token();
+  Server server(options_with(token));
+  server.declare("actor", 64);
+  server.start();
+  auto agent = AgentConnection::connect(server.endpoint(), token);
+  auto older = Client::connect(server.endpoint(), token, Identity{"actor", 5, 2, "", 0});  // attempt 2 of 5
+  std::vector<AgentConnection::Joining> joining;
+  for (std::uint32_t r = 0; r < 64; ++r) joining.push_back({Identity{"actor", r, 1, "", 0}, {}});
+  joining.push_back({Identity{"actor", 7, 1, "", 0}, {}});  // a second actor.7 in the same batch
+  auto joined = agent->join_all(std::move(joining));
+  REQUIRE(joined.size() == 65);
+  for (std::uint32_t r = 0; r < 64; ++r) {
+    INFO("replica " << r);
+    if (r == 5) {  // its attempt 1 is older than the one the server has
+      CHECK_FALSE(joined[r].client);
+      REQUIRE(joined[r].error);
+      CHECK(joined[r].error->status() == Status::stale_attempt);
+    } else {
+      REQUIRE(joined[r].client);
+      CHECK(joined[r].client->is_member());
+      CHECK(joined[r].client->identity().replica == r);
+    }
+  }
+  CHECK_FALSE(joined[64].client);  // the duplicate
+  CHECK(joined[64].error);
+  CHECK(agent->members() == 63);
+  CHECK(server.stats().connections == 2);
+  CHECK(server.stats().members_alive == 64);  // 63 on the agent, actor.5 of its own
+
+  // The members work: one puts, another reads it.
+  joined[0].client->put("addr/actor/0", "h:0", Scope::task);
+  CHECK(joined[63].client->get("addr/actor/0") == "h:0");
+}
+
+TEST_CASE("subscribe_async hears events and says when the server has the subscription",
+          "[rendezvous][integration][agent]") {
+  const std::string token = generate_token();
+  Server server(options_with(token));
+  server.start();
+  auto agent = AgentConnection::connect(server.endpoint(), token);
+  auto member = agent->join(Identity{"w", 0, 0, "", 0});
+  std::promise<Status> acknowledged;
+  std::promise<std::string> heard;
+  member->subscribe_async(
+      static_cast<std::uint8_t>(EventKind::key_changed), "stop/",
+      [&heard, once = std::make_shared<std::once_flag>()](const Event& e) {
+        std::call_once(*once, [&] { heard.set_value(*e.value); });
+      },
+      [&acknowledged](Status status, const std::string&) { acknowledged.set_value(status); });
+  // A get pipelined after it finds the subscription in place: a put made
+  // once the get is answered is heard.
+  std::promise<bool> got;
+  member->get_async("stop/w/0", [&got](Status, std::optional<std::string> v, const std::string&) { got.set_value(!v); });
+  auto got_future = got.get_future();
+  REQUIRE(got_future.wait_for(5s) == std::future_status::ready);
+  CHECK(got_future.get());
+  auto ack = acknowledged.get_future();
+  REQUIRE(ack.wait_for(0s) == std::future_status::ready);  // replies come in order
+  CHECK(ack.get() == Status::ok);
+  server.put("stop/w/0", "asked");
+  auto heard_future = heard.get_future();
+  REQUIRE(heard_future.wait_for(5s) == std::future_status::ready);
+  CHECK(heard_future.get() == "asked");
+
+  // The same filter again: acknowledged at once, without asking the server.
+  bool again = false;
+  member->subscribe_async(static_cast<std::uint8_t>(EventKind::key_changed), "stop/", [](const Event&) {},
+                          [&again](Status status, const std::string&) { again = status == Status::ok; });
+  CHECK(again);
+  CHECK_THROWS_AS(member->subscribe_async(0, "x", [](const Event&) {}, [](Status, const std::string&) {}), Error);
+}

@@ -19,7 +19,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "slipway/rendezvous/client.hpp"
 
@@ -38,6 +40,19 @@ class AgentConnection {
   // of this member; connect_timeout bounds the join; limits are the
   // connection's.
   std::unique_ptr<Client> join(Identity identity, ClientOptions options = {});
+  // Joins every one of `members` as join() would, all at once: each Hello
+  // is sent before the first Welcome is awaited, so that N members cost
+  // one round trip rather than N (an agent starting 128 replicas). Per
+  // member, in order: its Client, or the Error join() would have thrown.
+  struct Joining {
+    Identity identity;
+    ClientOptions options;
+  };
+  struct Joined {
+    std::unique_ptr<Client> client;  // null when `error` says why not
+    std::optional<Error> error;
+  };
+  std::vector<Joined> join_all(std::vector<Joining> members);
   bool connected() const;
   std::size_t members() const;  // channels open now
 

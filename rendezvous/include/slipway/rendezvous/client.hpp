@@ -127,6 +127,14 @@ class Client {
   void wait_for_async(const std::string& key, std::chrono::milliseconds timeout, ValueCallback done);
   void fence_async(const std::string& name, const MemberSet& members, std::string blob,
                    std::chrono::milliseconds timeout, bool collect, FenceCallback done);
+  // subscribe() whose acknowledgement comes to `done` (at once when the
+  // filter was subscribed already); events may come before it. A refused
+  // subscription is dropped before `done` runs.
+  // leave() whose reply comes to `done`; requests sent after it on this
+  // client reach the server after the leave.
+  void leave_async(std::int32_t exit_status, DoneCallback done);
+  SubscriptionId subscribe_async(std::uint8_t kinds, const std::string& key_prefix, EventCallback callback,
+                                 DoneCallback done);
 
   // Closes the connection (also done by the destructor).
   void close();

@@ -15,8 +15,13 @@
 // error. client() is the task's member (its channel on the shared
 // connection), kept
 // until the control is destroyed (a PMIx server host may still hold it
-// after the task ended). ended() leaves with the exit code; a rendezvous
-// that is gone by then is ignored (nobody is left to tell).
+// after the task ended). join() joins all its requests at once (every
+// Hello, then every member's subscriptions, stop-key read and addresses,
+// each batch pipelined on the one connection). ended() sends the leave with
+// the exit code and does not wait for its reply; flush() and the
+// destructor wait (10 s at most) until every leave is answered, so that none is lost with the
+// process. A rendezvous that is gone by then is ignored (nobody is left to
+// tell).
 #pragma once
 
 #include <chrono>
@@ -49,6 +54,7 @@ class RendezvousTaskControl final : public TaskControl {
                                                const std::vector<std::string>& keys) override;
   void started(TaskId /*task*/, pid_t /*pid*/) override {}
   void ended(TaskId task, int exit_code) override;
+  void flush() override;  // until every leave sent is answered
   rendezvous::Client* client(TaskId task) override;
   int pollable() const override;
   std::vector<ControlNotice> take_notices() override;
