@@ -6,8 +6,7 @@
 // sides are core_*.cpp already); peers, calls and their fates share one lock
 // and one set of tables, which a split would spread over files.
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
+#include <optional>
 
 #include "endpoint_core.hpp"
 #include "slipway/channels/ucx/status.hpp"
@@ -27,7 +26,45 @@ Errc errc_of(wire::RemoteStatus status) {
   return Errc::protocol;
 }
 
+// Spare nodes kept for reuse, per kind.
+constexpr std::size_t kSpareNodes = 16;
+
+using IdSet = std::unordered_set<std::uint64_t>;
+
+// Inserts `id`, in a spare node when there is one.
+void insert_id(IdSet& set, std::vector<IdSet::node_type>& spare, std::uint64_t id) {
+  if (spare.empty()) {
+    set.insert(id);
+    return;
+  }
+  auto node = std::move(spare.back());
+  spare.pop_back();
+  node.value() = id;
+  auto inserted = set.insert(std::move(node));
+  if (!inserted.inserted) spare.push_back(std::move(inserted.node));
+}
+
+// Erases `id`, keeping its node for reuse.
+void erase_id(IdSet& set, std::vector<IdSet::node_type>& spare, std::uint64_t id) {
+  auto node = set.extract(id);
+  if (!node.empty() && spare.size() < kSpareNodes) spare.push_back(std::move(node));
+}
+
 }  // namespace
+
+std::shared_ptr<CallWaiter> CallWaiter::reusable() {
+  thread_local std::shared_ptr<CallWaiter> last;
+  if (last && last.use_count() == 1) {
+    // No call holds it any more: what its last completion wrote (before
+    // that call dropped it) is visible from here on.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    last->done.store(false, std::memory_order_relaxed);
+    last->result = {};
+    return last;
+  }
+  last = std::make_shared<CallWaiter>();
+  return last;
+}
 
 std::uint64_t EndpointCore::open_peer(std::string label, std::string where,
                                       std::optional<Bytes> address) {
@@ -142,8 +179,7 @@ bool EndpointCore::connect_or_fail(std::uint64_t peer_id, Peer& peer, std::uint6
   }
 }
 
-void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes request,
-                              Timeout timeout, bool oneway, CallDone done) {
+void EndpointCore::check_call(const std::string& method, const Bytes& request) const {
   if (method.empty() || method.size() > wire::kMaxMethodBytes) {
     throw ChannelError(Errc::invalid_argument, "method name '" + method + "' must be 1 to " +
                                                    std::to_string(wire::kMaxMethodBytes) +
@@ -156,17 +192,31 @@ void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes r
                            std::to_string(options_.max_message_bytes) + " of courier endpoint " +
                            name_);
   }
-  auto wait = timeout_or_default(timeout);
+}
+
+void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes request,
+                              Timeout timeout, bool oneway, CallDone done) {
+  check_call(method, request);
+  submit_call(peer_id, std::move(method), std::move(request), timeout_or_default(timeout), oneway,
+              std::move(done), ProgressLoop::Clock::now(), nullptr);
+}
+
+void EndpointCore::submit_call(std::uint64_t peer_id, std::string method, Bytes request,
+                               std::chrono::milliseconds wait, bool oneway, CallDone done,
+                               ProgressLoop::Clock::time_point started,
+                               std::shared_ptr<CallWaiter> waiter) {
   counters_.calls_started++;
   if (loop_->on_owner_thread()) {
-    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done));
+    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done),
+               started, std::move(waiter));
     return;
   }
   // Small closures would fit std::function's copy requirement only by
   // copying the request; a shared holder keeps the request moved.
   auto begin = [this, peer_id, method = std::move(method), request = std::move(request), wait,
-                oneway, done = std::move(done)]() mutable {
-    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done));
+                oneway, done = std::move(done), started, waiter = std::move(waiter)]() mutable {
+    begin_call(peer_id, std::move(method), std::move(request), wait, oneway, std::move(done),
+               started, std::move(waiter));
   };
   auto holder = std::make_shared<decltype(begin)>(std::move(begin));
   if (!loop_->post([holder] { (*holder)(); })) {
@@ -175,22 +225,39 @@ void EndpointCore::start_call(std::uint64_t peer_id, std::string method, Bytes r
 }
 
 void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes request,
-                              std::chrono::milliseconds wait, bool oneway, CallDone done) {
+                              std::chrono::milliseconds wait, bool oneway, CallDone done,
+                              ProgressLoop::Clock::time_point started,
+                              std::shared_ptr<CallWaiter> waiter) {
   auto pit = peers_.find(peer_id);
   if (stopping_ || pit == peers_.end()) {
-    done({{}, std::make_exception_ptr(ChannelError(
-                  Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))});
+    CallResult closed{{}, std::make_exception_ptr(ChannelError(
+                              Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))};
+    if (waiter) {
+      waiter->complete(std::move(closed));
+    } else {
+      done(std::move(closed));
+    }
     return;
   }
   std::uint64_t id = ++next_call_;
-  Call& call = calls_[id];
+  Call* slot = nullptr;
+  if (spare_calls_.empty()) {
+    slot = &calls_[id];
+  } else {
+    auto node = std::move(spare_calls_.back());
+    spare_calls_.pop_back();
+    node.key() = id;
+    slot = &calls_.insert(std::move(node)).position->second;
+  }
+  Call& call = *slot;
   call.peer = peer_id;
   call.method = std::move(method);
   call.request = std::move(request);
   call.oneway = oneway;
   call.timeout = wait;
   call.done = std::move(done);
-  call.timer = loop_->schedule(ProgressLoop::Clock::now() + wait, [this, id] { expire(id); });
+  call.waiter = std::move(waiter);
+  call.timer = loop_->schedule(started + wait, [this, id] { expire(id); });
   Peer& peer = pit->second;
   if (!peer.link && !ready_to_send(peer)) {
     peer.waiting.push_back(id);
@@ -207,26 +274,14 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
 
 Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes request,
                          Timeout timeout, PollWindow& window) {
+  check_call(method, request);
+  const auto wait = timeout_or_default(timeout);
   // Where the reply lands; the completion runs on whichever thread owns
-  // the worker then (this one while it drives). Shared with the completion:
-  // should this function leave by an exception after the call was
-  // registered (a send or a progress error), the completion that comes
-  // later must not write into a gone stack frame.
-  struct Waiter {
-    std::mutex mutex;
-    std::condition_variable ready;
-    std::atomic<bool> done{false};
-    CallResult result;
-  };
-  auto shared_waiter = std::make_shared<Waiter>();
-  Waiter& waiter = *shared_waiter;
-  CallDone done = [shared_waiter](CallResult&& result) {
-    std::lock_guard lock(shared_waiter->mutex);
-    shared_waiter->result = std::move(result);
-    shared_waiter->done.store(true);
-    shared_waiter->ready.notify_one();
-  };
+  // the worker then (this one while it drives).
+  auto shared_waiter = CallWaiter::reusable();
+  CallWaiter& waiter = *shared_waiter;
   const auto start = ProgressLoop::Clock::now();
+  std::optional<ProgressLoop::Clock::time_point> ended;
   bool finished_here = false;
   std::chrono::nanoseconds polled{0};
   bool preempted = false;
@@ -240,31 +295,45 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
     struct Release {
       ProgressLoop& loop;
       std::chrono::nanoseconds nap{0};
-      ~Release() { loop.release(nap); }
+      ProgressLoop::Clock::time_point now{};
+      ~Release() { loop.release(nap, now); }
     } release{*loop_};
-    start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
+    submit_call(peer_id, std::move(method), std::move(request), wait, false, nullptr, start,
+                std::move(shared_waiter));
     polled = options_.busy_poll.count() > 0 ? std::chrono::nanoseconds(options_.busy_poll)
                                             : window.next(options_.poll_limit);
+    // The rounds read the clock about once a microsecond (RoundClock):
+    // the call's timer and the window's end are judged that late at most.
+    RoundClock clock(start);
+    auto now = start;
     auto round_start = start;
     for (;;) {
-      bool active = loop_->poll_once();
-      finished_here = waiter.done.load();
-      auto now = ProgressLoop::Clock::now();
+      const bool active = loop_->poll_once(now);
+      if ((finished_here = waiter.done.load(std::memory_order_acquire))) break;
+      now = active ? clock.fresh() : clock.now();
       if (!active && now - round_start > kPreemptedRound) preempted = true;
       round_start = now;
-      if (finished_here || now - start >= polled || loop_->stop_requested()) break;
+      if (now - start >= polled || loop_->stop_requested()) break;
       pause_polling(now - start);
     }
-    if (finished_here && calls_.empty()) release.nap = polled;
+    if (finished_here) {
+      ended = ProgressLoop::Clock::now();
+      if (calls_.empty()) {
+        release.nap = polled;
+        release.now = *ended;
+      }
+    }
   } else {
-    start_call(peer_id, std::move(method), std::move(request), timeout, false, std::move(done));
+    submit_call(peer_id, std::move(method), std::move(request), wait, false, nullptr, start,
+                std::move(shared_waiter));
   }
   if (!finished_here) {
     // Completed (or to complete) by another thread: take its lock.
     std::unique_lock lock(waiter.mutex);
     waiter.ready.wait(lock, [&] { return waiter.done.load(); });
   }
-  window.observe(ProgressLoop::Clock::now() - start, polled, options_.poll_limit, preempted);
+  window.observe((ended ? *ended : ProgressLoop::Clock::now()) - start, polled,
+                 options_.poll_limit, preempted);
   if (waiter.result.error) std::rethrow_exception(waiter.result.error);
   return std::move(waiter.result.value);
 }
@@ -361,7 +430,7 @@ void EndpointCore::transmit(std::uint64_t call_id, Call& call, Peer& peer) {
     // In flight as far as failures go: it fails with the link it waits for.
     call.held = true;
     peer.held.push_back(call_id);
-    peer.in_flight.insert(call_id);
+    insert_id(peer.in_flight, spare_in_flight_, call_id);
     return;
   }
   send_call(call_id, call, peer);
@@ -391,7 +460,7 @@ void EndpointCore::send_call(std::uint64_t call_id, Call& call, Peer& peer) {
     call.bytes = call.request.size();
     peer.bytes_in_flight += call.bytes;
   }
-  peer.in_flight.insert(call_id);
+  insert_id(peer.in_flight, spare_in_flight_, call_id);
   wire::Header header{call.oneway ? wire::Kind::oneway : wire::Kind::call, 0, id_, call_id,
                       call.method};
   send_message(*peer.link, wire::kRequestAm, header, std::move(call.request), call_id,
@@ -414,7 +483,7 @@ void EndpointCore::on_reply(const wire::Header& header, Bytes data) {
   // answers it: a reply from anyone else is dropped.
   if (pit == peers_.end() || pit->second.callee != header.sender) return;
   pit->second.replies++;
-  pit->second.last_reply = ProgressLoop::Clock::now();
+  pit->second.last_reply = loop_->round_time();  // to a round: for messages in ms
   if (header.kind == wire::Kind::reply_ok) {
     finish(header.call_id, {std::move(data), nullptr});
     return;
@@ -547,13 +616,14 @@ std::string EndpointCore::label_of(std::uint64_t peer_id) const {
 void EndpointCore::finish(std::uint64_t call_id, CallResult result) {
   auto it = calls_.find(call_id);
   if (it == calls_.end()) return;
-  Call call = std::move(it->second);
-  calls_.erase(it);
+  auto node = calls_.extract(it);
+  Call& call = node.mapped();
   loop_->cancel(call.timer);
   bool room = false;
-  if (auto pit = peers_.find(call.peer); pit != peers_.end()) {
+  const std::uint64_t peer_id = call.peer;
+  if (auto pit = peers_.find(peer_id); pit != peers_.end()) {
     Peer& peer = pit->second;
-    peer.in_flight.erase(call_id);
+    erase_id(peer.in_flight, spare_in_flight_, call_id);
     auto& waiting = peer.waiting;
     waiting.erase(std::remove(waiting.begin(), waiting.end(), call_id), waiting.end());
     if (call.held) peer.held.erase(std::remove(peer.held.begin(), peer.held.end(), call_id), peer.held.end());
@@ -561,12 +631,20 @@ void EndpointCore::finish(std::uint64_t call_id, CallResult result) {
     room = call.bytes > 0 && !peer.held.empty();
   }
   try {
-    call.done(std::move(result));
+    if (call.waiter) {
+      call.waiter->complete(std::move(result));
+    } else {
+      call.done(std::move(result));
+    }
   } catch (...) {
     // Completions only fulfil promises; nothing to do if one throws.
   }
-  if (room) release_held(call.peer);
-  maybe_forget_peer(call.peer);
+  if (spare_calls_.size() < kSpareNodes) {
+    call = Call{};  // drops the completion and the waiter now
+    spare_calls_.push_back(std::move(node));
+  }
+  if (room) release_held(peer_id);
+  maybe_forget_peer(peer_id);
 }
 
 void EndpointCore::fail(std::uint64_t call_id, Errc code, const std::string& message,

@@ -48,9 +48,26 @@ class SendOperation final : public OutgoingMessage {
 void EndpointCore::send_message(Link& link, unsigned am_id, const wire::Header& header,
                                 Payload payload, std::uint64_t call_id, bool report_success,
                                 std::uint32_t am_flags) {
+  const wire::Encoded encoded = wire::encode(header);
+  // A small payload goes at once where the link can (a short message over
+  // UCX): no SendOperation to allocate; its outcome is reported as the
+  // operation's inline completion would.
+  if (const auto* bytes = std::get_if<Bytes>(&payload); bytes && bytes->size() <= Link::kSendNowMax) {
+    ucs_status_t status = UCS_OK;
+    if (link.send_now(am_id, encoded, *bytes, am_flags, status)) {
+      if (call_id != 0 && (status != UCS_OK || report_success)) {
+        Event event;
+        event.type = Event::Type::send_done;
+        event.id = call_id;
+        event.status = status;
+        push(std::move(event));
+      }
+      return;
+    }
+  }
   link.send(am_id,
-            std::make_unique<SendOperation>(this, wire::encode(header), std::move(payload),
-                                            call_id, report_success, link.in_flight_counter()),
+            std::make_unique<SendOperation>(this, encoded, std::move(payload), call_id,
+                                            report_success, link.in_flight_counter()),
             am_flags);
 }
 

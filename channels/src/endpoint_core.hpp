@@ -13,11 +13,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -39,6 +41,26 @@ struct CallResult {
   std::exception_ptr error;
 };
 using CallDone = std::function<void(CallResult&&)>;
+
+// Where a blocking call's outcome lands (EndpointCore::call). Shared by the
+// calling thread and its Call: a completion that comes after the caller
+// left by an exception writes into no gone stack frame. Each thread reuses
+// its last one once no Call holds it (reusable()): no allocation per call.
+struct CallWaiter {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::atomic<bool> done{false};
+  CallResult result;
+  // Any thread: stores the outcome and wakes the caller.
+  void complete(CallResult&& outcome) {
+    std::lock_guard lock(mutex);
+    result = std::move(outcome);
+    done.store(true, std::memory_order_release);
+    ready.notify_one();
+  }
+  // This thread's waiter, empty and held by no call.
+  static std::shared_ptr<CallWaiter> reusable();
+};
 
 // What UCX callbacks and operations hand to the owner's after_progress().
 struct Event {
@@ -111,7 +133,8 @@ struct Call {
   std::size_t bytes = 0;            // counted in its peer's bytes_in_flight
   std::chrono::milliseconds timeout{0};
   ProgressLoop::TimerKey timer;
-  CallDone done;
+  CallDone done;                    // the outcome goes here, or (when set) to:
+  std::shared_ptr<CallWaiter> waiter;
 };
 
 // Callee side: one remote endpoint that calls us. It exists only from a
@@ -224,8 +247,19 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   void stop_everything();
 
   // Caller side (core_calls.cpp).
+  // Throws ChannelError for a method name or request out of bounds.
+  void check_call(const std::string& method, const Bytes& request) const;
+  // Counts the call and begins it on the owner (posted when this thread
+  // is not the owner).
+  void submit_call(std::uint64_t peer_id, std::string method, Bytes request,
+                   std::chrono::milliseconds wait, bool oneway, CallDone done,
+                   ProgressLoop::Clock::time_point started, std::shared_ptr<CallWaiter> waiter);
+  // The call's timer runs from `started`; its outcome goes to `done`, or
+  // to `waiter` when set.
   void begin_call(std::uint64_t peer_id, std::string method, Bytes request,
-                  std::chrono::milliseconds wait, bool oneway, CallDone done);
+                  std::chrono::milliseconds wait, bool oneway, CallDone done,
+                  ProgressLoop::Clock::time_point started,
+                  std::shared_ptr<CallWaiter> waiter = nullptr);
   void connect_peer(std::uint64_t peer_id, Peer& peer);
   void say_hello(std::uint64_t peer_id, Peer& peer);
   bool can_transmit(std::uint64_t peer_id, Peer& peer);  // admitted; says hello again when one is due
@@ -320,6 +354,10 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::uint64_t next_call_ = 0;
   std::unordered_map<std::uint64_t, Peer> peers_;
   std::unordered_map<std::uint64_t, Call> calls_;
+  // Nodes of finished calls and of their ids in a peer's in_flight, reused
+  // by the next calls (no allocation per call for either).
+  std::vector<std::unordered_map<std::uint64_t, Call>::node_type> spare_calls_;
+  std::vector<std::unordered_set<std::uint64_t>::node_type> spare_in_flight_;
   std::unordered_map<std::uint64_t, Caller> callers_;
   // Hellos answered by a challenge, not yet proven.
   std::map<PendingKey, PendingCaller> pending_;

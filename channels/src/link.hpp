@@ -79,6 +79,16 @@ class Link {
   // (a UCX link's hint; TCP sends everything as it comes).
   virtual void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
                     std::uint32_t flags) = 0;
+  // A small message sent at once, without the link keeping it: true when
+  // it went (`status` UCS_OK) or failed at once (`status` says why), as
+  // send() would have completed it inline; false when it cannot go at
+  // once (then send() it). For payloads up to kSendNowMax; a link without
+  // such a path always says false.
+  static constexpr std::size_t kSendNowMax = 1024;
+  virtual bool send_now(unsigned /*am_id*/, const wire::Encoded& /*header*/, ByteView /*payload*/,
+                        std::uint32_t /*flags*/, ucs_status_t& /*status*/) {
+    return false;
+  }
   virtual bool failed() const noexcept = 0;
   // Over UCX's shared memory (a peer on this host): the callee's one queue
   // is shared by all its senders (EndpointOptions::max_shared_memory_bytes_in_flight).
@@ -100,6 +110,10 @@ class UcxLink final : public Link {
   UcxLink(std::unique_ptr<ucx::Ep> ep, bool shared_memory);
   void send(unsigned am_id, std::unique_ptr<OutgoingMessage> message,
             std::uint32_t flags) override;
+  // UCX's short active message (UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL: UCX
+  // copies header and payload out before it returns, or refuses).
+  bool send_now(unsigned am_id, const wire::Encoded& header, ByteView payload,
+                std::uint32_t flags, ucs_status_t& status) override;
   bool failed() const noexcept override { return ep_->failed(); }
   bool shared_memory() const noexcept override { return shared_memory_; }
 

@@ -156,13 +156,31 @@ bool ProgressLoop::on_owner_thread() const noexcept {
 
 bool ProgressLoop::stop_requested() { return stop_flag_.load(); }
 
+namespace {
+// Spare timer nodes kept for reuse.
+constexpr std::size_t kSpareTimers = 16;
+}  // namespace
+
 ProgressLoop::TimerKey ProgressLoop::schedule(Clock::time_point when, Task task) {
   TimerKey key{when, ++timer_seq_};
-  timers_.emplace(key, std::move(task));
+  if (spare_timers_.empty()) {
+    timers_.emplace(key, std::move(task));
+    return key;
+  }
+  auto node = std::move(spare_timers_.back());
+  spare_timers_.pop_back();
+  node.key() = key;
+  node.mapped() = std::move(task);
+  timers_.insert(std::move(node));
   return key;
 }
 
-void ProgressLoop::cancel(const TimerKey& key) { timers_.erase(key); }
+void ProgressLoop::cancel(const TimerKey& key) {
+  auto node = timers_.extract(key);
+  if (node.empty() || spare_timers_.size() >= kSpareTimers) return;
+  node.mapped() = nullptr;
+  spare_timers_.push_back(std::move(node));
+}
 
 void ProgressLoop::wake() {
   std::uint64_t one = 1;
@@ -199,19 +217,20 @@ bool ProgressLoop::run_posted() {
   return !tasks.empty();
 }
 
-void ProgressLoop::run_due_timers() {
-  if (timers_.empty()) return;
-  auto now = Clock::now();
+void ProgressLoop::run_due_timers(Clock::time_point now) {
   while (!timers_.empty() && timers_.begin()->first.when <= now) {
-    Task task = std::move(timers_.begin()->second);
-    timers_.erase(timers_.begin());
+    auto node = timers_.extract(timers_.begin());
+    Task task = std::move(node.mapped());
+    node.mapped() = nullptr;
+    if (spare_timers_.size() < kSpareTimers) spare_timers_.push_back(std::move(node));
     task();
   }
 }
 
-bool ProgressLoop::poll_once() {
+bool ProgressLoop::poll_once(Clock::time_point now) {
+  round_time_ = now;
   // Timers first: a call that is due has timed out, whatever arrives now.
-  run_due_timers();
+  run_due_timers(now);
   bool active = false;
   while (progress_transports()) {
     active = true;
@@ -264,13 +283,13 @@ std::chrono::nanoseconds ProgressLoop::nap_left(Clock::time_point now) const noe
   return std::chrono::nanoseconds(nap_ns_.load(std::memory_order_relaxed)) - since;
 }
 
-void ProgressLoop::release(std::chrono::nanoseconds nap) noexcept {
+void ProgressLoop::release(std::chrono::nanoseconds nap, Clock::time_point now) noexcept {
   bool wake_loop = false;
   if (nap.count() > 0 && !stop_flag_.load() && !settings_.pending() && !has_posted_.load() &&
       !settings_.transferring()) {
     // Unarmed: the progress thread naps at most `nap` (it may sleep
     // longer now: wake it then) and arms once callers go quiet.
-    const auto now = Clock::now();
+    if (now == Clock::time_point{}) now = Clock::now();
     napping_since_ns_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
     nap_ns_.store(nap.count(), std::memory_order_relaxed);
     const auto sleep_until = sleep_until_.load();
@@ -291,7 +310,7 @@ void ProgressLoop::release(std::chrono::nanoseconds nap) noexcept {
       }
       poll_once();
     }
-    auto now = Clock::now();
+    now = Clock::now();
     if (settings_.pending() || stop_flag_.load() ||
         (!timers_.empty() && timers_.begin()->first.when < sleep_until_.load()) ||
         (settings_.transferring() && sleep_until_.load() > now + kTransferWait)) {
@@ -402,13 +421,19 @@ void ProgressLoop::run() {
   const std::chrono::nanoseconds limit = settings_.poll_limit;
   auto last_activity = Clock::now();
   auto round_start = last_activity;
+  // The rounds' time: read once per microsecond or so while polling idle
+  // rounds (RoundClock), at once after activity and after sleeping. A
+  // "round" that took longer than kPreemptedRound is then the span of
+  // idle rounds since the last read.
+  RoundClock clock(last_activity);
+  auto now = last_activity;
   bool in_burst = true;
   bool preempted = false;  // in this idle period's polling
   std::chrono::nanoseconds window{0};
   for (;;) {
-    bool active = poll_once();
+    bool active = poll_once(now);
     if (stop_flag_.load()) break;
-    auto now = Clock::now();
+    now = active ? clock.fresh() : clock.now();
     const bool long_round = now - round_start > kPreemptedRound;
     round_start = now;
     if (active) {
@@ -438,7 +463,7 @@ void ProgressLoop::run() {
     }
     polling_ = false;
     wait_idle(drive);
-    round_start = Clock::now();
+    round_start = now = clock.fresh();
   }
   run_posted();  // what was posted before stop() began still runs
   if (stop_task_) stop_task_();

@@ -39,6 +39,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/channels/ucx/worker.hpp"
 
@@ -100,6 +104,51 @@ class FullQueueBackoff {
 
  private:
   std::chrono::nanoseconds last_{0};
+};
+
+// The time as polling rounds see it, read from the clock only when it may
+// have moved by more than about a microsecond: steady_clock::now() costs
+// 25-80 ns on a virtual host (the largest item of an idle polling round in
+// `perf`, read two or three times per round), a tick of the cycle counter
+// (x86's TSC) a third of that. now() reads the clock once kTicks cycles
+// have passed since the last read, and at least every kRounds calls (the
+// bound where there is no cycle counter, or it stood still); a cycle
+// counter that went backwards reads it at once. So a time it returns is
+// never older than kTicks cycles (under a microsecond at 2 GHz) or kRounds
+// polling rounds, and deadlines judged by it fire that much late at most.
+class RoundClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::uint64_t kTicks = 2048;
+  static constexpr std::uint32_t kRounds = 32;
+  explicit RoundClock(Clock::time_point now) noexcept : now_(now), tick_(ticks()) {}
+  Clock::time_point now() noexcept {
+    const std::uint64_t tick = ticks();
+    if (tick - tick_ >= kTicks || ++rounds_ >= kRounds) return fresh(tick);
+    return now_;
+  }
+  // The clock read now.
+  Clock::time_point fresh() noexcept { return fresh(ticks()); }
+  // The cycle counter (0 where there is none: then every kRounds-th call
+  // reads the clock).
+  static std::uint64_t ticks() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+    return 0;
+#endif
+  }
+
+ private:
+  Clock::time_point fresh(std::uint64_t tick) noexcept {
+    now_ = Clock::now();
+    tick_ = tick;
+    rounds_ = 0;
+    return now_;
+  }
+  Clock::time_point now_;
+  std::uint64_t tick_;
+  std::uint32_t rounds_ = 0;
 };
 
 // A polling round that found nothing to do and took longer than this was
@@ -165,13 +214,22 @@ class ProgressLoop {
   // armed, waking it when it has something to do. stop_requested() tells
   // a driving caller to hand back at once.
   bool try_acquire();
-  bool poll_once();
+  bool poll_once() { return poll_once(Clock::now()); }
+  // The same, running the timers due by `now` (a polling round's time,
+  // RoundClock: at most about a microsecond old).
+  bool poll_once(Clock::time_point now);
+  // The time of the last poll_once (owner only): for what needs the time
+  // of an event to a millisecond, without a clock read of its own.
+  Clock::time_point round_time() const noexcept { return round_time_; }
   // `nap` > 0: the caller expects to call again within `nap` (it polled
   // for its reply): the worker is handed back unarmed, so that a reply
   // arriving while no one sleeps on it costs the peer no wake-up signal,
   // and the progress thread naps (wakes every `nap`, polls, does not arm)
   // until callers have been quiet for `nap`; then it arms and sleeps.
-  void release(std::chrono::nanoseconds nap = std::chrono::nanoseconds(0)) noexcept;
+  // `now`, when given, is the time as the caller read it last (no clock
+  // read of its own for the nap).
+  void release(std::chrono::nanoseconds nap = std::chrono::nanoseconds(0),
+               Clock::time_point now = {}) noexcept;
   bool stop_requested();
   // One progress of the worker and the other transport (owner only);
   // whether anything happened.
@@ -183,7 +241,7 @@ class ProgressLoop {
   void hand_back(bool wake_loop) noexcept;
   void run();
   bool run_posted();
-  void run_due_timers();
+  void run_due_timers(Clock::time_point now);
   void wait_idle(std::unique_lock<std::mutex>& drive);
   // One epoll wait of the sleeping progress thread (a wake-up read off).
   void sleep_once(const timespec& timeout) noexcept;
@@ -228,7 +286,11 @@ class ProgressLoop {
 
   Settings settings_;
   std::map<TimerKey, Task> timers_;
+  // Nodes of fired or cancelled timers, reused by schedule() (a call
+  // schedules and cancels one each: no allocation per call).
+  std::vector<std::map<TimerKey, Task>::node_type> spare_timers_;
   std::uint64_t timer_seq_ = 0;
+  Clock::time_point round_time_{};
   PollWindow window_;  // after activity (when busy_poll is 0)
   FullQueueBackoff full_queue_;  // progress thread only
 };

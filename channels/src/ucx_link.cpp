@@ -32,4 +32,22 @@ void UcxLink::send(unsigned am_id, std::unique_ptr<OutgoingMessage> message, std
              });
 }
 
+bool UcxLink::send_now(unsigned am_id, const wire::Encoded& header, ByteView payload,
+                       std::uint32_t flags, ucs_status_t& status) {
+  flags = ucx_send_flags(shared_memory_, payload.size(), flags);
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  if (flags != 0) {
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = flags;
+  }
+  ucs_status_ptr_t result =
+      ucp_am_send_nbx(ep_->get(), am_id, header.bytes.data(), header.size,
+                      payload.empty() ? nullptr : payload.data(), payload.size(), &param);
+  // With FORCE_IMM_CMPL UCX returns no request: done, or an error status
+  // (UCS_ERR_NO_RESOURCE: not at once).
+  status = UCS_PTR_STATUS(result);
+  return status != UCS_ERR_NO_RESOURCE;
+}
+
 }  // namespace slipway::channels::detail
