@@ -171,6 +171,50 @@ TEST_CASE("a zero timeout fails the call even when the reply is instant",
   }
 }
 
+TEST_CASE("a call's timeout fires on time while its caller polls through it",
+          "[channels][progress]") {
+  // The caller polls for 400 ms (busy_poll) and its rounds read the clock
+  // only now and then (RoundClock): the 30 ms timeout must still end the
+  // call within its polling, not when the window ends; and the thread's
+  // next call, whose waiter is reused, gets its own reply.
+  auto tls = any_transport();
+  Mode mode{"busy poll 400 ms", true, 100, 400000};
+  INFO("UCX_TLS=" << tls);
+  Endpoint server(options_in(tls, "server.0", mode));
+  std::mutex held_mutex;
+  std::vector<Responder> held;  // never answered while the call waits
+  server.register_async_method("hold", [&](ByteView, Responder responder) {
+    std::lock_guard lock(held_mutex);
+    held.push_back(std::move(responder));
+  });
+  server.register_method("echo", [](ByteView request) { return to_bytes(request); });
+  Endpoint client(options_in(tls, "client.0", mode));
+  Handle handle = client.connect(server.address(), "server.0");
+  CHECK(to_string(handle.call("echo", to_bytes("warm"))) == "warm");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    handle.call("hold", to_bytes("x"), std::chrono::milliseconds(30));
+    FAIL("a call that was never answered returned");
+  } catch (const ChannelError& e) {
+    CHECK(e.code() == Errc::timeout);
+  }
+  const double took_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  INFO("the 30 ms call ended after " << took_ms << " ms");
+  CHECK(took_ms >= 30.0);
+  CHECK(took_ms < 300.0);
+  {
+    std::lock_guard lock(held_mutex);
+    for (auto& responder : held) responder.reply(to_bytes("late"));  // dropped by the caller
+  }
+  for (int i = 0; i < 50; ++i) {
+    const std::string text = "after " + std::to_string(i);
+    REQUIRE(to_string(handle.call("echo", to_bytes(text))) == text);
+  }
+  client.close();
+  server.close();
+}
+
 TEST_CASE("a caller's endpoint serves calls right after its caller handed its worker back unarmed",
           "[channels][progress]") {
   // A caller that polled for its reply hands the worker back unarmed (the

@@ -2,9 +2,12 @@
 // sleeps, learnt from how long the awaited thing took (no UCX involved).
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "progress_loop.hpp"
 
 using slipway::channels::detail::PollWindow;
+using slipway::channels::detail::RoundClock;
 using namespace std::chrono_literals;
 
 namespace {
@@ -93,4 +96,33 @@ TEST_CASE("a sender whose shared-memory queue is full sleeps a little longer eac
   backoff.reset();  // something happened: short sleeps again
   CHECK(backoff.next() == FullQueueBackoff::kFirst);
   CHECK(FullQueueBackoff::kFirst > 0ns);
+}
+
+TEST_CASE("a round clock's time is never older than its bound of rounds", "[channels][poll]") {
+  // Polling rounds judge deadlines by it: a time that stood still would
+  // let a call's timeout pass unnoticed while its caller polls.
+  RoundClock clock(RoundClock::Clock::now());
+  const auto before = clock.now();
+  std::this_thread::sleep_for(3ms);
+  auto after = clock.now();
+  for (std::uint32_t round = 1; round < RoundClock::kRounds && after - before < 3ms; ++round) {
+    after = clock.now();
+  }
+  CHECK(after - before >= 3ms);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST_CASE("a round clock reads the clock again once the cycle counter moved", "[channels][poll]") {
+  RoundClock clock(RoundClock::Clock::now());
+  const auto before = clock.now();
+  std::this_thread::sleep_for(2ms);
+  CHECK(clock.now() - before >= 2ms);
+}
+#endif
+
+TEST_CASE("a round clock's fresh time is the clock's", "[channels][poll]") {
+  RoundClock clock(RoundClock::Clock::now() - 1s);
+  const auto fresh = clock.fresh();
+  CHECK(RoundClock::Clock::now() - fresh < 1s);
+  CHECK(clock.now() >= fresh);
 }
