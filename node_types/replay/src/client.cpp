@@ -340,6 +340,7 @@ void Writer::settle_oldest(SteadyTime deadline) {
       const InsertReply decoded = wire::decode_insert_reply(reply);
       if (accepted(decoded, "insert into '" + table_ + "'")) {
         keys_.insert(keys_.end(), decoded.keys.begin(), decoded.keys.end());
+        pending_.reuse(std::move(oldest.body));
         in_flight_.pop_front();
         return;
       }

@@ -4,6 +4,7 @@
 // through a header used by its two halves only.
 #include "slipway/replay/wire.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -162,6 +163,14 @@ InsertEncoder::InsertEncoder(const Caller& caller, std::string table, std::uint3
     : caller_(caller), table_(std::move(table)), wait_ms_(wait_ms) {}
 
 void InsertEncoder::start() {
+  // Room for a batch like the last one, so that add() does not regrow the
+  // buffer item by item: an acknowledged batch's buffer when there is one.
+  if (spare_.capacity() >= last_size_ && spare_.capacity() > out_.capacity()) {
+    spare_.clear();
+    out_ = std::move(spare_);
+    spare_ = Bytes();
+  }
+  out_.reserve(last_size_);
   ByteWriter w(out_);
   put_insert_head(w, caller_, 0, wait_ms_, 0);
   count_at_ = out_.size() - sizeof(std::uint32_t);
@@ -170,7 +179,8 @@ void InsertEncoder::start() {
 
 void InsertEncoder::add(View data, double priority) {
   if (items_ == 0) start();
-  out_.reserve(out_.size() + data.size() + 16 + table_.size());
+  const std::size_t needed = out_.size() + data.size() + 16 + table_.size();
+  if (needed > out_.capacity()) out_.reserve(std::max(needed, 2 * out_.capacity()));
   ByteWriter w(out_);
   w.blob(data);
   w.u16(1);
@@ -186,8 +196,12 @@ Bytes InsertEncoder::finish(std::uint64_t seq) {
   items_ = 0;
   Bytes body = std::move(out_);
   out_ = Bytes();
-  out_.reserve(body.capacity());  // the next batch is likely the same size
+  last_size_ = body.size();
   return body;
+}
+
+void InsertEncoder::reuse(Bytes&& acknowledged) {
+  if (acknowledged.capacity() > spare_.capacity()) spare_ = std::move(acknowledged);
 }
 
 Bytes encode_sample(const Caller& caller, const SampleRequest& request) {

@@ -4,8 +4,7 @@
 // order, now that the shard keeps each insert's request instead of copying
 // its items out (issue 30); and the courier call that hands a request over
 // (Responder::take_request) keeps its bytes where they arrived; a sample's
-// reply can go out gathered (sample_reply.hpp), its large items not copied
-// (the shard does not use it yet: docs/replay.md).
+// reply goes out gathered (sample_reply.hpp), its large items not copied.
 #include <catch2/catch.hpp>
 
 #include <cstring>

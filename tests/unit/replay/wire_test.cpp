@@ -41,6 +41,22 @@ TEST_CASE("an insert built item by item is the same request as encode_insert, ba
   }
 }
 
+TEST_CASE("an acknowledged batch's buffer is reused for the next batch, which encodes the same") {
+  wire::InsertEncoder encoder(caller("actor", 3, 2, 99), "experience", 500);
+  const Bytes a = bytes_of(std::string(4096, 'a')), b = bytes_of(std::string(5000, 'b'));
+  encoder.add(a, 0.5);
+  encoder.add(b, 2.0);
+  Bytes first = encoder.finish(17);
+  const std::byte* storage = first.data();
+  encoder.reuse(std::move(first));  // its insert was acknowledged
+  encoder.add(b, 2.0);
+  encoder.add(a, 0.5);
+  const Bytes second = encoder.finish(18);
+  CHECK(second.data() == storage);  // no fresh memory for the batch
+  CHECK(second == wire::encode_insert(caller("actor", 3, 2, 99), 18, 500,
+                                      {{b, {{"experience", 2.0}}}, {a, {{"experience", 0.5}}}}));
+}
+
 TEST_CASE("the caller block has the documented layout") {
   const Bytes body = wire::encode_caller_only(caller("ab", 1, 2, 3));
   const std::vector<unsigned> expected{2, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 'a', 'b'};

@@ -70,6 +70,10 @@ class InsertEncoder {
   void add(View data, double priority);
   std::size_t items() const noexcept { return items_; }
   Bytes finish(std::uint64_t seq);
+  // Gives back a finished batch's buffer once its insert is acknowledged:
+  // the next batch is encoded into it (its capacity kept, its bytes
+  // overwritten) instead of into fresh memory the kernel must fault in.
+  void reuse(Bytes&& acknowledged);
 
  private:
   void start();
@@ -77,6 +81,8 @@ class InsertEncoder {
   std::string table_;
   std::uint32_t wait_ms_;
   Bytes out_;
+  Bytes spare_;                // an acknowledged batch's buffer (reuse())
+  std::size_t last_size_ = 0;  // the last batch's size: the next one's likely
   std::size_t items_ = 0;
   std::size_t seq_at_ = 0;  // offsets of the fields finish() sets
   std::size_t count_at_ = 0;
