@@ -396,16 +396,19 @@ void EndpointCore::dispatch(const wire::Header& header, Bytes data) {
   state->call = header.call_id;
   state->method = header.method;
   state->oneway = oneway;
+  if (!pool_) {
+    // Runs here and now: no Job to allocate and share.
+    Job job{method->second, std::move(data), state, std::nullopt};
+    job.responder.emplace(Responder(std::move(state)));
+    job.run();
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->handler = method->second;
   job->request = std::move(data);
   job->state = state;
   job->responder.emplace(Responder(state));
-  if (pool_) {
-    pool_->submit([job] { job->run(); });
-  } else {
-    job->run();
-  }
+  pool_->submit([job] { job->run(); });
 }
 
 void EndpointCore::respond(std::uint64_t caller, std::uint64_t call, bool oneway, wire::Kind kind,
