@@ -310,7 +310,7 @@ Bytes EndpointCore::call(std::uint64_t peer_id, std::string method, Bytes reques
     for (;;) {
       const bool active = loop_->poll_once(now);
       if ((finished_here = waiter.done.load(std::memory_order_acquire))) break;
-      now = active ? clock.fresh() : clock.now();
+      now = clock.now();
       if (!active && now - round_start > kPreemptedRound) preempted = true;
       round_start = now;
       if (now - start >= polled || loop_->stop_requested()) break;

@@ -421,10 +421,10 @@ void ProgressLoop::run() {
   const std::chrono::nanoseconds limit = settings_.poll_limit;
   auto last_activity = Clock::now();
   auto round_start = last_activity;
-  // The rounds' time: read once per microsecond or so while polling idle
-  // rounds (RoundClock), at once after activity and after sleeping. A
+  // The rounds' time: read once per microsecond or so (RoundClock: an
+  // active round that took longer reads it), at once after sleeping. A
   // "round" that took longer than kPreemptedRound is then the span of
-  // idle rounds since the last read.
+  // rounds since the last read.
   RoundClock clock(last_activity);
   auto now = last_activity;
   bool in_burst = true;
@@ -433,7 +433,7 @@ void ProgressLoop::run() {
   for (;;) {
     bool active = poll_once(now);
     if (stop_flag_.load()) break;
-    now = active ? clock.fresh() : clock.now();
+    now = clock.now();
     const bool long_round = now - round_start > kPreemptedRound;
     round_start = now;
     if (active) {
