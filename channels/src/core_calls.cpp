@@ -26,28 +26,32 @@ Errc errc_of(wire::RemoteStatus status) {
   return Errc::protocol;
 }
 
-// Spare nodes kept for reuse, per kind.
-constexpr std::size_t kSpareNodes = 16;
-
 using IdSet = std::unordered_set<std::uint64_t>;
 
 // Inserts `id`, in a spare node when there is one.
-void insert_id(IdSet& set, std::vector<IdSet::node_type>& spare, std::uint64_t id) {
-  if (spare.empty()) {
+void insert_id(IdSet& set, SpareNodes<IdSet>& spare, std::uint64_t id) {
+  auto node = spare.take();
+  if (node.empty()) {
     set.insert(id);
     return;
   }
-  auto node = std::move(spare.back());
-  spare.pop_back();
   node.value() = id;
   auto inserted = set.insert(std::move(node));
-  if (!inserted.inserted) spare.push_back(std::move(inserted.node));
+  spare.keep(std::move(inserted.node));  // empty unless `id` was there
 }
 
 // Erases `id`, keeping its node for reuse.
-void erase_id(IdSet& set, std::vector<IdSet::node_type>& spare, std::uint64_t id) {
-  auto node = set.extract(id);
-  if (!node.empty() && spare.size() < kSpareNodes) spare.push_back(std::move(node));
+void erase_id(IdSet& set, SpareNodes<IdSet>& spare, std::uint64_t id) {
+  spare.keep(set.extract(id));
+}
+
+// A call's outcome to its waiter when it has one, else to its completion.
+void deliver(const CallDone& done, CallWaiter* waiter, CallResult&& result) {
+  if (waiter) {
+    waiter->complete(std::move(result));
+  } else {
+    done(std::move(result));
+  }
 }
 
 }  // namespace
@@ -230,22 +234,17 @@ void EndpointCore::begin_call(std::uint64_t peer_id, std::string method, Bytes r
                               std::shared_ptr<CallWaiter> waiter) {
   auto pit = peers_.find(peer_id);
   if (stopping_ || pit == peers_.end()) {
-    CallResult closed{{}, std::make_exception_ptr(ChannelError(
-                              Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))};
-    if (waiter) {
-      waiter->complete(std::move(closed));
-    } else {
-      done(std::move(closed));
-    }
+    deliver(done, waiter.get(),
+            {{}, std::make_exception_ptr(ChannelError(
+                     Errc::closed, "courier endpoint " + name_ + " or its handle is closed"))});
     return;
   }
   std::uint64_t id = ++next_call_;
+  auto node = spare_calls_.take();
   Call* slot = nullptr;
-  if (spare_calls_.empty()) {
+  if (node.empty()) {
     slot = &calls_[id];
   } else {
-    auto node = std::move(spare_calls_.back());
-    spare_calls_.pop_back();
     node.key() = id;
     slot = &calls_.insert(std::move(node)).position->second;
   }
@@ -631,18 +630,12 @@ void EndpointCore::finish(std::uint64_t call_id, CallResult result) {
     room = call.bytes > 0 && !peer.held.empty();
   }
   try {
-    if (call.waiter) {
-      call.waiter->complete(std::move(result));
-    } else {
-      call.done(std::move(result));
-    }
+    deliver(call.done, call.waiter.get(), std::move(result));
   } catch (...) {
     // Completions only fulfil promises; nothing to do if one throws.
   }
-  if (spare_calls_.size() < kSpareNodes) {
-    call = Call{};  // drops the completion and the waiter now
-    spare_calls_.push_back(std::move(node));
-  }
+  call = Call{};  // drops the completion and the waiter now
+  spare_calls_.keep(std::move(node));
   if (room) release_held(peer_id);
   maybe_forget_peer(peer_id);
 }

@@ -6,6 +6,18 @@
 namespace slipway::channels::detail {
 namespace {
 
+// A call's send outcome as the event its owner hears: a failure always,
+// a success only when asked for (a oneway send's future waits for it).
+void report_send(EndpointCore& core, std::uint64_t call_id, bool report_success,
+                 ucs_status_t status) {
+  if (call_id == 0 || (status == UCS_OK && !report_success)) return;
+  Event event;
+  event.type = Event::Type::send_done;
+  event.id = call_id;
+  event.status = status;
+  core.push(std::move(event));
+}
+
 class SendOperation final : public OutgoingMessage {
  public:
   SendOperation(EndpointCore* core, wire::Encoded header, Payload payload, std::uint64_t call_id,
@@ -23,13 +35,8 @@ class SendOperation final : public OutgoingMessage {
   void complete(ucs_status_t status, std::size_t) noexcept override {
     --*in_flight_;
     --*total_in_flight_;
-    if (call_id_ == 0 || (status == UCS_OK && !report_success_)) return;
     try {
-      Event event;
-      event.type = Event::Type::send_done;
-      event.id = call_id_;
-      event.status = status;
-      core_->push(std::move(event));
+      report_send(*core_, call_id_, report_success_, status);
     } catch (...) {
       // No memory to report it: the call times out instead.
     }
@@ -55,13 +62,7 @@ void EndpointCore::send_message(Link& link, unsigned am_id, const wire::Header& 
   if (const auto* bytes = std::get_if<Bytes>(&payload); bytes && bytes->size() <= Link::kSendNowMax) {
     ucs_status_t status = UCS_OK;
     if (link.send_now(am_id, encoded, *bytes, am_flags, status)) {
-      if (call_id != 0 && (status != UCS_OK || report_success)) {
-        Event event;
-        event.type = Event::Type::send_done;
-        event.id = call_id;
-        event.status = status;
-        push(std::move(event));
-      }
+      report_send(*this, call_id, report_success, status);
       return;
     }
   }

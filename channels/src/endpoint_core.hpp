@@ -31,6 +31,7 @@
 #include "link.hpp"
 #include "progress_loop.hpp"
 #include "slipway/channels/endpoint.hpp"
+#include "spare_nodes.hpp"
 #include "tcp_transport.hpp"
 #include "slipway/channels/wire.hpp"
 
@@ -356,8 +357,8 @@ class EndpointCore : public std::enable_shared_from_this<EndpointCore> {
   std::unordered_map<std::uint64_t, Call> calls_;
   // Nodes of finished calls and of their ids in a peer's in_flight, reused
   // by the next calls (no allocation per call for either).
-  std::vector<std::unordered_map<std::uint64_t, Call>::node_type> spare_calls_;
-  std::vector<std::unordered_set<std::uint64_t>::node_type> spare_in_flight_;
+  SpareNodes<std::unordered_map<std::uint64_t, Call>> spare_calls_;
+  SpareNodes<std::unordered_set<std::uint64_t>> spare_in_flight_;
   std::unordered_map<std::uint64_t, Caller> callers_;
   // Hellos answered by a challenge, not yet proven.
   std::map<PendingKey, PendingCaller> pending_;

@@ -156,19 +156,13 @@ bool ProgressLoop::on_owner_thread() const noexcept {
 
 bool ProgressLoop::stop_requested() { return stop_flag_.load(); }
 
-namespace {
-// Spare timer nodes kept for reuse.
-constexpr std::size_t kSpareTimers = 16;
-}  // namespace
-
 ProgressLoop::TimerKey ProgressLoop::schedule(Clock::time_point when, Task task) {
   TimerKey key{when, ++timer_seq_};
-  if (spare_timers_.empty()) {
+  auto node = spare_timers_.take();
+  if (node.empty()) {
     timers_.emplace(key, std::move(task));
     return key;
   }
-  auto node = std::move(spare_timers_.back());
-  spare_timers_.pop_back();
   node.key() = key;
   node.mapped() = std::move(task);
   timers_.insert(std::move(node));
@@ -177,9 +171,9 @@ ProgressLoop::TimerKey ProgressLoop::schedule(Clock::time_point when, Task task)
 
 void ProgressLoop::cancel(const TimerKey& key) {
   auto node = timers_.extract(key);
-  if (node.empty() || spare_timers_.size() >= kSpareTimers) return;
+  if (node.empty()) return;
   node.mapped() = nullptr;
-  spare_timers_.push_back(std::move(node));
+  spare_timers_.keep(std::move(node));
 }
 
 void ProgressLoop::wake() {
@@ -222,7 +216,7 @@ void ProgressLoop::run_due_timers(Clock::time_point now) {
     auto node = timers_.extract(timers_.begin());
     Task task = std::move(node.mapped());
     node.mapped() = nullptr;
-    if (spare_timers_.size() < kSpareTimers) spare_timers_.push_back(std::move(node));
+    spare_timers_.keep(std::move(node));
     task();
   }
 }

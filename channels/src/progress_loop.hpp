@@ -45,6 +45,7 @@
 
 #include "slipway/base/unique_fd.hpp"
 #include "slipway/channels/ucx/worker.hpp"
+#include "spare_nodes.hpp"
 
 namespace slipway::channels::detail {
 
@@ -288,7 +289,7 @@ class ProgressLoop {
   std::map<TimerKey, Task> timers_;
   // Nodes of fired or cancelled timers, reused by schedule() (a call
   // schedules and cancels one each: no allocation per call).
-  std::vector<std::map<TimerKey, Task>::node_type> spare_timers_;
+  SpareNodes<std::map<TimerKey, Task>> spare_timers_;
   std::uint64_t timer_seq_ = 0;
   Clock::time_point round_time_{};
   PollWindow window_;  // after activity (when busy_poll is 0)
