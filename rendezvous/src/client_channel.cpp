@@ -138,14 +138,26 @@ std::shared_ptr<AgentConnection> AgentConnection::connect(const std::string& end
   return std::shared_ptr<AgentConnection>(new AgentConnection(std::move(link)));
 }
 
-std::unique_ptr<Client> AgentConnection::join(Identity identity, ClientOptions options) {
+namespace {
+
+// A member's channel Impl on `link`, not opened yet: the link's limits and
+// heartbeat, this host and process in its identity.
+std::shared_ptr<Client::Impl> member_on(const std::shared_ptr<Client::Impl>& link, Identity identity,
+                                        ClientOptions options) {
   fill_in_host_and_pid(identity);
-  options.limits = link_->options.limits;
-  auto impl = std::make_shared<Client::Impl>(link_->endpoint, std::move(options));
-  impl->host = link_;
+  options.limits = link->options.limits;
+  auto impl = std::make_shared<Client::Impl>(link->endpoint, std::move(options));
+  impl->host = link;
   impl->identity = std::move(identity);
-  impl->heartbeat = link_->heartbeat;
+  impl->heartbeat = link->heartbeat;
   impl->self = impl;
+  return impl;
+}
+
+}  // namespace
+
+std::unique_ptr<Client> AgentConnection::join(Identity identity, ClientOptions options) {
+  auto impl = member_on(link_, std::move(identity), std::move(options));
   impl->open_channel();
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
@@ -154,13 +166,7 @@ std::vector<AgentConnection::Joined> AgentConnection::join_all(std::vector<Joini
   std::vector<Joined> out(members.size());
   std::vector<std::shared_ptr<Client::Impl>> sent(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
-    fill_in_host_and_pid(members[i].identity);
-    members[i].options.limits = link_->options.limits;
-    auto impl = std::make_shared<Client::Impl>(link_->endpoint, std::move(members[i].options));
-    impl->host = link_;
-    impl->identity = std::move(members[i].identity);
-    impl->heartbeat = link_->heartbeat;
-    impl->self = impl;
+    auto impl = member_on(link_, std::move(members[i].identity), std::move(members[i].options));
     try {
       impl->send_hello(false);
       sent[i] = std::move(impl);
